@@ -1,0 +1,7 @@
+"""``python -m pytest_citations`` is the ``citations`` command."""
+
+import sys
+
+from pytest_citations.cli import main
+
+sys.exit(main())

@@ -1,0 +1,262 @@
+"""files -> kinds -> units -> rules -> diagnostics. No pytest here: both front ends call this."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pytest_citations import baseline as baseline_module
+from pytest_citations import globs, sources, suppressions
+from pytest_citations.config import Config, load_config
+from pytest_citations.diagnostics import Diagnostic, sorted_diagnostics
+from pytest_citations.hookspecs import plugin_manager
+from pytest_citations.kinds import Reported
+from pytest_citations.rules import Finding, Rule, RuleRegistry
+
+SNIFF_BYTES = 64 * 1024
+
+
+class FileContext:
+    """One artifact file being checked: where it is, its kind's settings, and its text."""
+
+    def __init__(self, engine: Engine, rel: str, kind: Any, source: sources.Source | None = None):
+        self.engine = engine
+        self.root = engine.config.root
+        self.rel = rel
+        self.kind = kind
+        self.kind_options = engine.config.kinds[kind.name].options
+        self.max_file_size = engine.config.max_file_size
+        self.source = source
+        self.directives: list[suppressions.Directive] = []
+
+    @property
+    def fixing(self) -> bool:
+        """Whether the whole text is in memory, so rules can build fixes that need it."""
+        return self.source is not None
+
+    def lines(self) -> Iterator[sources.Line]:
+        if self.source is not None:
+            return self.source.lines()
+        return sources.iter_lines(self.root, self.rel, self.max_file_size)
+
+    def full_text(self) -> str:
+        if self.source is None:
+            self.source = sources.read_source(self.root, self.rel, self.max_file_size)
+        return self.source.text
+
+
+@dataclass
+class RuleContext:
+    """What a check sees: its file, its options, and scratch state kept across the file's units."""
+
+    file: FileContext
+    options: dict[str, Any]
+    state: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def root(self) -> Path:
+        return self.file.root
+
+    @property
+    def rel(self) -> str:
+        return self.file.rel
+
+    @property
+    def kind_options(self) -> dict[str, Any]:
+        return self.file.kind_options
+
+
+@dataclass
+class Report:
+    diagnostics: list[Diagnostic]
+    files: list[str]
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity == "error"]
+
+
+class Engine:
+    def __init__(self, config: Config, kinds: list, registry: RuleRegistry, baseline=None):
+        self.config = config
+        self.kinds = kinds
+        self.registry = registry
+        self.baseline = baseline
+
+    @classmethod
+    def load(cls, start: Path, config_file: Path | None = None, manager=None, baseline=None) -> Engine:
+        kinds, registry = load_plugins(manager)
+        config = load_config(start, kinds, registry, config_file)
+        return cls(config, kinds, registry, baseline)
+
+    # -- which files -------------------------------------------------------------------------
+
+    def relative(self, path: Path) -> str | None:
+        """The repo-relative path of ``path`` (without following a final symlink), or None."""
+        absolute = Path(os.path.abspath(path))
+        try:
+            return absolute.relative_to(self.config.root).as_posix()
+        except ValueError:
+            return None
+
+    def is_excluded(self, rel: str) -> bool:
+        return globs.matches(rel, self.config.exclude)
+
+    def kind_for(self, rel: str) -> Any | None:
+        """The kind that claims ``rel`` by path, else by content; None when no kind does."""
+        for kind in self.kinds:
+            settings = self.config.kinds[kind.name]
+            if globs.matches(rel, settings.include) and not globs.matches(rel, settings.exclude):
+                return kind
+        head = None
+        for kind in self.kinds:
+            settings = self.config.kinds[kind.name]
+            if globs.matches(rel, kind.sniff_include) and not globs.matches(rel, settings.exclude):
+                if head is None:
+                    head = self._head(rel)
+                if head and kind.sniff(head):
+                    return kind
+        return None
+
+    def _head(self, rel: str) -> str:
+        try:
+            data = sources.read_bytes(self.config.root, rel, self.config.max_file_size)
+        except sources.SourceError:
+            return ""
+        return data[:SNIFF_BYTES].decode("utf-8", "replace")
+
+    def discover(self, paths: Iterable[Path], force_exclude: bool = False) -> Iterator[tuple[str, Any]]:
+        """(rel, kind) for every artifact under ``paths``; (shown path, None) for one outside."""
+        for path in paths:
+            rel = self.relative(path)
+            if rel is None:
+                yield Path(path).as_posix(), None
+                continue
+            if Path(path).is_dir():
+                yield from self._walk(Path(os.path.abspath(path)))
+            elif not (force_exclude and self.is_excluded(rel)):
+                kind = self.kind_for(rel)
+                if kind is not None:
+                    yield rel, kind
+
+    def _walk(self, folder: Path) -> Iterator[tuple[str, Any]]:
+        root = self.config.root
+        for current, dirnames, filenames in os.walk(folder):
+            base = Path(current).relative_to(root).as_posix()
+            prefix = "" if base == "." else base + "/"
+            dirnames[:] = sorted(d for d in dirnames if not self.is_excluded(prefix + d))
+            for name in sorted(filenames):
+                rel = prefix + name
+                if self.is_excluded(rel):
+                    continue
+                kind = self.kind_for(rel)
+                if kind is not None:
+                    yield rel, kind
+
+    # -- checking ----------------------------------------------------------------------------
+
+    def check(self, paths: Iterable[Path], force_exclude: bool = False) -> Report:
+        diagnostics: list[Diagnostic] = []
+        files: list[str] = []
+        for rel, kind in self.discover(paths, force_exclude):
+            files.append(rel)
+            if kind is None:
+                diagnostics.extend(self._outside_root(rel))
+            else:
+                diagnostics.extend(self.check_file(rel, kind))
+        return Report(sorted_diagnostics(diagnostics), files)
+
+    def _outside_root(self, shown: str) -> list[Diagnostic]:
+        finding = Finding(f"path is outside the repository root {self.config.root.as_posix()}")
+        diagnostic = self._diagnostic("C008", finding, shown)
+        return [diagnostic] if diagnostic else []
+
+    def check_file(self, rel: str, kind: Any, source: sources.Source | None = None) -> list[Diagnostic]:
+        """All diagnostics for one file, after suppressions, per-file ignores and the baseline."""
+        ctx = FileContext(self, rel, kind, source)
+        found = list(self._run_rules(ctx))
+        found, _ = suppressions.apply(found, ctx.directives)
+        for directive, code in suppressions.unused(ctx.directives):
+            message = f"suppression of {code} is unused: no {code} diagnostic on this " + (
+                "file" if directive.action == "disable-file" else "line"
+            )
+            unused = self._diagnostic("C007", Finding(message, directive.line, directive.col), rel)
+            if unused:
+                found.append(unused)
+        ignored = [codes for pattern, codes in self.config.per_file_ignores.items() if globs.matches(rel, [pattern])]
+        if ignored:
+            found = [d for d in found if not any(d.code.startswith(c) for codes in ignored for c in codes)]
+        if self.baseline is not None:
+            found = baseline_module.subtract(found, self.baseline)
+        return sorted_diagnostics(found)
+
+    def enabled_rules(self, kind: Any) -> list[Rule]:
+        return [r for r in self.registry.for_kind(kind.name, "record") if self.config.rule_enabled(r.code)]
+
+    def _run_rules(self, ctx: FileContext) -> Iterator[Diagnostic]:
+        contexts = {r: RuleContext(ctx, self.config.rule_options.get(r.code, {})) for r in self.enabled_rules(ctx.kind)}
+        broken: set[Rule] = set()
+        try:
+            for unit in ctx.kind.units(ctx):
+                if isinstance(unit, Reported):
+                    diagnostic = self._diagnostic(unit.code, unit.finding, ctx.rel)
+                    if diagnostic:
+                        yield diagnostic
+                    continue
+                for item, rule_ctx in contexts.items():
+                    if item in broken:
+                        continue
+                    try:
+                        for finding in item.check(unit, rule_ctx):
+                            yield self._make(item, finding, ctx.rel)
+                    except Exception as exc:  # a rule's bug must not stop the run
+                        broken.add(item)
+                        message = f"internal error in rule {item.code} ({item.name}): {type(exc).__name__}: {exc}"
+                        diagnostic = self._diagnostic("C006", Finding(message, getattr(unit, "line", 1)), ctx.rel)
+                        if diagnostic:
+                            yield diagnostic
+        except sources.SourceError as error:
+            diagnostic = self._diagnostic(error.code, Finding(error.message, error.line, error.col), ctx.rel)
+            if diagnostic:
+                yield diagnostic
+        except Exception as exc:  # a parser's bug must not stop the run
+            message = f"internal error in kind {ctx.kind.name}: {type(exc).__name__}: {exc}"
+            diagnostic = self._diagnostic("C006", Finding(message), ctx.rel)
+            if diagnostic:
+                yield diagnostic
+
+    def _diagnostic(self, code: str, finding: Finding, path: str) -> Diagnostic | None:
+        item = self.registry.get(code)
+        if item is None:
+            raise LookupError(f"no rule is registered under {code}")
+        if not self.config.rule_enabled(code):
+            return None
+        return self._make(item, finding, path)
+
+    @staticmethod
+    def _make(item: Rule, finding: Finding, path: str) -> Diagnostic:
+        return Diagnostic(
+            code=item.code,
+            name=item.name,
+            severity=item.severity,
+            message=finding.message,
+            path=path,
+            line=finding.line,
+            col=finding.col,
+            fix=finding.fix,
+            context=finding.context,
+        )
+
+
+def load_plugins(manager=None) -> tuple[list, RuleRegistry]:
+    """Kinds and rules from the built-ins and every installed plugin."""
+    manager = manager or plugin_manager()
+    kinds = [kind for group in manager.hook.citations_kinds() for kind in group]
+    registry = RuleRegistry(item for group in manager.hook.citations_rules() for item in group)
+    names = [kind.name for kind in kinds]
+    if len(names) != len(set(names)):
+        raise ValueError(f"a kind name is declared twice: {sorted(names)}")
+    return kinds, registry

@@ -1,0 +1,41 @@
+"""Artifact kinds: what files a kind claims and how it turns one into units for the rules.
+
+A kind is an object with:
+
+- ``name``: kebab-case, the key of its ``[tool.citations.kinds.NAME]`` table;
+- ``include``: default globs (repo-relative) that claim a file by its path;
+- ``sniff_include``: globs whose files are claimed only when ``sniff(head)`` says so, where
+  ``head`` is the first few KiB of the file as text;
+- ``options``: kind-level settings (``dict[str, rules.Option]``);
+- ``units(ctx)``: parse the file behind ``ctx`` and yield units for the record-scope rules, or
+  :class:`Reported` findings for parse problems (which name the rule that reports them).
+
+Built-in kinds are one module each in this package, found by scanning it; each exposes ``KIND``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_citations.rules import Finding
+
+
+@dataclass(frozen=True)
+class Reported:
+    """A finding a kind's parser reports under one of its rules' codes."""
+
+    code: str
+    finding: Finding
+
+
+def builtin_kinds() -> list[Any]:
+    found = []
+    for info in pkgutil.iter_modules(__path__, prefix=f"{__name__}."):
+        module = importlib.import_module(info.name)
+        kind = getattr(module, "KIND", None)
+        if kind is not None:
+            found.append(kind)
+    return found

@@ -1,0 +1,178 @@
+"""url citations: ``citations.jsonl`` files of ``citation.v1`` records (citations-jsonl-v1.md).
+
+The file is streamed line by line; each line that holds a JSON object becomes a :class:`Record`
+unit. A line that is not a JSON object is reported under U101 and the other lines are still read.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_citations.kinds import Reported
+from pytest_citations.rules import Finding, Option
+from pytest_citations.sources import Line
+from pytest_citations.urls import PROFILES
+
+SCHEMA_VERSION = "citation.v1"
+_SCHEMA_VERSION_MARK = re.compile(r'"schema_version"\s*:\s*"citation\.v1"')
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _object_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        seen = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return result
+
+
+def _reject_constant(name: str) -> None:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_object_without_duplicates, parse_constant=_reject_constant)
+_KEY_SCANNER = json.JSONDecoder()
+
+
+def loads_strict(text: str) -> Any:
+    """``json.loads`` that refuses duplicate keys and NaN/Infinity."""
+    return _DECODER.decode(text)
+
+
+@dataclass
+class Record:
+    """One ``citation.v1`` record: its line, where the line starts, and the decoded object."""
+
+    line: int
+    offset: int
+    text: str
+    data: dict[str, Any]
+    _spans: dict[str, tuple[int, int]] | None = field(default=None, repr=False)
+
+    def value_span(self, key: str) -> tuple[int, int] | None:
+        """Character span of a top-level key's value within the line, found on first use."""
+        if self._spans is None:
+            self._spans = _top_level_spans(self.text)
+        return self._spans.get(key)
+
+    def col(self, key: str) -> int:
+        span = self.value_span(key)
+        return span[0] + 1 if span else 1
+
+    def finding(self, message: str, key: str | None = None, fix=None) -> Finding:
+        col = self.col(key) if key else 1
+        return Finding(message, self.line, col, fix=fix, context=self.text)
+
+
+def _top_level_spans(text: str) -> dict[str, tuple[int, int]]:
+    """Map each top-level key of a one-line JSON object to its value's span."""
+    spans: dict[str, tuple[int, int]] = {}
+    scan = _KEY_SCANNER.raw_decode
+    position = text.index("{") + 1
+    length = len(text)
+
+    def skip_space(index: int) -> int:
+        while index < length and text[index] in " \t\r\n":
+            index += 1
+        return index
+
+    while True:
+        position = skip_space(position)
+        if position >= length or text[position] == "}":
+            return spans
+        key, position = scan(text, position)
+        position = skip_space(position) + 1  # the colon
+        start = skip_space(position)
+        _, end = scan(text, start)
+        spans[key] = (start, end)
+        position = skip_space(end)
+        if position < length and text[position] == ",":
+            position += 1
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, list):
+        return "a JSON array"
+    if isinstance(value, str):
+        return "a JSON string"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    return "a number"
+
+
+class UrlCitations:
+    name = "url-citations"
+    description = "citations.jsonl files of citation.v1 records"
+    include = ("**/citations/citations.jsonl",)
+    sniff_include = ("**/*.jsonl",)
+    options = {
+        "url-profile": Option(str, "spec", f"URL normalization profile: one of {', '.join(PROFILES)}"),
+    }
+
+    def sniff(self, head: str) -> bool:
+        return _SCHEMA_VERSION_MARK.search(head) is not None
+
+    def units(self, ctx) -> Iterator[Record | Reported]:
+        first_content_line = True
+        for line in ctx.lines():
+            text = line.text
+            if not text.strip():
+                continue
+            try:
+                data = loads_strict(text)
+            except _DuplicateKey as exc:
+                yield Reported("U101", Finding(f"invalid JSON: duplicate key {exc.args[0]!r}", line.number, 1, context=text))
+                continue
+            except RecursionError:
+                yield Reported("U101", Finding("invalid JSON: nested too deeply", line.number, 1, context=text[:200]))
+                continue
+            except ValueError as exc:
+                if first_content_line and self._whole_file_is_json(ctx):
+                    yield Reported(
+                        "C004",
+                        Finding(
+                            "the file is one JSON document spread over several lines, not JSON Lines: "
+                            "write one record per line",
+                            line.number,
+                            1,
+                            context=text,
+                        ),
+                    )
+                    return
+                yield Reported("U101", self._json_error(line, exc))
+                continue
+            finally:
+                first_content_line = False
+            if not isinstance(data, dict):
+                yield Reported("U101", Finding(f"line holds {_describe(data)}, not a JSON object", line.number, 1, context=text))
+                continue
+            yield Record(line.number, line.offset, text, data)
+
+    @staticmethod
+    def _json_error(line: Line, exc: ValueError) -> Finding:
+        if isinstance(exc, json.JSONDecodeError):
+            return Finding(f"invalid JSON: {exc.msg}", line.number, exc.colno, context=line.text)
+        return Finding(f"invalid JSON: {exc}", line.number, 1, context=line.text)
+
+    @staticmethod
+    def _whole_file_is_json(ctx) -> bool:
+        try:
+            json.loads(ctx.full_text())
+        except (ValueError, RecursionError):
+            return False
+        return True
+
+
+KIND = UrlCitations()

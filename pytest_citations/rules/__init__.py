@@ -1,0 +1,147 @@
+"""The rule registry.
+
+A rule is declared with :func:`rule` on its check function; the function's docstring is the rule's
+documentation (*What it does*, *Why is this bad?*, *Example* with Bad and Good cases, *Fix*).
+Built-in rules live one module per kind in this package and are found by scanning it, so adding
+a kind never edits a list; rules from other packages arrive through the ``citations_rules`` hook.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_citations.diagnostics import Fix, Severity
+
+CODE_PATTERN = re.compile(r"^[A-Z][0-9]{3}$")
+NAME_PATTERN = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
+SCOPES = ("engine", "record")
+
+
+@dataclass(frozen=True)
+class Option:
+    """A per-rule setting under ``[tool.citations.rules.CODE]``."""
+
+    type: type | tuple[type, ...]
+    default: Any
+    help: str
+    items: type | None = None  # element type when ``type`` is list
+    choices: tuple[Any, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What a check reports; the engine adds the rule's code, name, severity and the path."""
+
+    message: str
+    line: int = 1
+    col: int = 1
+    fix: Fix | None = None
+    context: str | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class Rule:
+    code: str
+    name: str
+    kind: str | None
+    severity: Severity
+    scope: str
+    doc: str
+    check: Callable[..., Iterable[Finding]] | None = None
+    options: dict[str, Option] = field(default_factory=dict)
+    fixable: bool = False
+
+    @property
+    def summary(self) -> str:
+        """The first sentence of *What it does*."""
+        match = re.search(r"## What it does\s+(.+?)(?:\n\n|$)", self.doc, re.S)
+        text = " ".join(match.group(1).split()) if match else ""
+        return text.split(". ")[0].rstrip(".")
+
+
+def rule(
+    code: str,
+    name: str,
+    *,
+    kind: str | None = None,
+    severity: Severity = Severity.ERROR,
+    scope: str = "record",
+    options: dict[str, Option] | None = None,
+    fixable: bool = False,
+) -> Callable[[Callable], Rule]:
+    """Declare a rule; the decorated function is its check (``None`` body for engine rules)."""
+    if not CODE_PATTERN.match(code):
+        raise ValueError(f"rule code {code!r} is not a letter and three digits")
+    if not NAME_PATTERN.match(name):
+        raise ValueError(f"rule name {name!r} is not kebab-case")
+    if scope not in SCOPES:
+        raise ValueError(f"rule scope {scope!r} is not one of {SCOPES}")
+
+    def declare(function: Callable) -> Rule:
+        doc = inspect.cleandoc(function.__doc__ or "")
+        return Rule(
+            code=code,
+            name=name,
+            kind=kind,
+            severity=severity,
+            scope=scope,
+            doc=doc,
+            check=None if scope == "engine" else function,
+            options=dict(options or {}),
+            fixable=fixable,
+        )
+
+    return declare
+
+
+def rules_in_module(module: Any) -> Iterator[Rule]:
+    for value in vars(module).values():
+        if isinstance(value, Rule):
+            yield value
+
+
+def builtin_rules() -> list[Rule]:
+    """Every rule declared in a module of this package."""
+    found: list[Rule] = []
+    for info in pkgutil.iter_modules(__path__, prefix=f"{__name__}."):
+        found.extend(rules_in_module(importlib.import_module(info.name)))
+    return found
+
+
+class RuleRegistry:
+    """Rules by code; a duplicate code or name is a programming error, raised at start-up."""
+
+    def __init__(self, rules: Iterable[Rule] = ()) -> None:
+        self._by_code: dict[str, Rule] = {}
+        self._by_name: dict[str, Rule] = {}
+        for item in rules:
+            self.add(item)
+
+    def add(self, item: Rule) -> None:
+        if item.code in self._by_code:
+            raise ValueError(f"rule code {item.code} is declared twice")
+        if item.name in self._by_name:
+            raise ValueError(f"rule name {item.name} is declared twice")
+        self._by_code[item.code] = item
+        self._by_name[item.name] = item
+
+    def __contains__(self, code: str) -> bool:
+        return code in self._by_code
+
+    def __iter__(self) -> Iterator[Rule]:
+        return iter(sorted(self._by_code.values(), key=lambda r: r.code))
+
+    def __len__(self) -> int:
+        return len(self._by_code)
+
+    def get(self, code_or_name: str) -> Rule | None:
+        return self._by_code.get(code_or_name.upper()) or self._by_name.get(code_or_name)
+
+    def for_kind(self, kind: str, scope: str) -> list[Rule]:
+        return [r for r in self if r.kind == kind and r.scope == scope]

@@ -1,0 +1,710 @@
+'''Rules for url citations (U1xx): ``citation.v1`` records in ``citations.jsonl``.'''
+
+from __future__ import annotations
+
+import datetime
+import json
+import re
+from functools import lru_cache
+from pathlib import Path, PurePosixPath
+
+from pytest_citations.diagnostics import Edit, Fix, Severity
+from pytest_citations.kinds.url_citations import Record, loads_strict
+from pytest_citations.rules import Finding, Option, rule
+from pytest_citations.urls import NotAbsoluteURL, cid_for, normalize_url
+
+KIND = "url-citations"
+STATUSES = ("valid", "invalid", "mismatch", "paywalled", "blocked")
+_CID = re.compile(r"^cid_[0-9a-f]{64}\Z")
+_ISO_8601 = re.compile(
+    r"^(\d{4})-(\d{2})-(\d{2})"
+    r"(?:T(\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?\Z"
+)
+_SCHEMA_FILE = Path(__file__).resolve().parent.parent / "schemas" / "citation.v1.schema.json"
+_REQUIRED = ("schema_version", "normalized_url", "cid", "url", "url_original", "status", "checked_at", "found_by", "notes")
+_STRINGS = ("normalized_url", "cid", "url", "url_original", "status", "checked_at", "notes")
+_OPTIONAL_STRINGS = ("title", "publisher", "evidence_snippet")
+_FOUND_BY_STRINGS = ("perspective_id", "agent_type", "artifact_path")
+
+
+def _replace(record: Record, key: str, value) -> Edit | None:
+    span = record.value_span(key)
+    if span is None:
+        return None
+    return Edit(record.offset + span[0], record.offset + span[1], json.dumps(value, ensure_ascii=False))
+
+
+def _is_integer(value) -> bool:
+    return (isinstance(value, int) and not isinstance(value, bool)) or (isinstance(value, float) and value.is_integer())
+
+
+def _fast_valid(data: dict) -> bool:
+    """The schema's verdict for the common case, without importing jsonschema (see tests)."""
+    if data.get("schema_version") != "citation.v1":
+        return False
+    for key in _REQUIRED:
+        if key not in data:
+            return False
+    for key in _STRINGS:
+        if not isinstance(data[key], str):
+            return False
+    for key in _OPTIONAL_STRINGS:
+        if key in data and data[key] is not None and not isinstance(data[key], str):
+            return False
+    if "http_status" in data and data["http_status"] is not None and not _is_integer(data["http_status"]):
+        return False
+    found_by = data["found_by"]
+    if not isinstance(found_by, list):
+        return False
+    for entry in found_by:
+        if not isinstance(entry, dict) or not _is_integer(entry.get("wave")):
+            return False
+        if not all(isinstance(entry.get(key), str) for key in _FOUND_BY_STRINGS):
+            return False
+    return True
+
+
+@lru_cache(maxsize=1)
+def _validator():
+    import jsonschema
+
+    schema = json.loads(_SCHEMA_FILE.read_text(encoding="utf-8"))
+    return jsonschema.Draft202012Validator(schema)
+
+
+def _json_path(parts) -> str:
+    text = ""
+    for part in parts:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
+    return text or "record"
+
+
+def _type_name(value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "an array" if isinstance(value, list) else "an object"
+
+
+def schema_problems(data: dict) -> list[tuple[str, str]]:
+    """(top-level key or "", message) for every schema violation, in a stable order."""
+    problems = []
+    missing: dict[str, list[str]] = {}
+    for error in sorted(_validator().iter_errors(data), key=lambda e: (list(map(str, e.absolute_path)), e.validator)):
+        path = list(error.absolute_path)
+        where = _json_path(path)
+        key = str(path[0]) if path else ""
+        if error.validator == "required":
+            missing.setdefault(where, []).append(error.message.split("'")[1])
+            continue
+        if error.validator == "type":
+            expected = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+            message = f"{where} must be {' or '.join(expected)}, not {_type_name(error.instance)}"
+        elif error.validator == "const":
+            message = f"{where} must be {error.validator_value!r}, not {error.instance!r}"
+        else:
+            message = f"{where}: {error.message}"
+        problems.append((key, message))
+    for where, fields in missing.items():
+        key = where.split("[")[0].split(".")[0] if where != "record" else ""
+        noun = "field" if len(fields) == 1 else "fields"
+        problems.append((key, f"{where} is missing required {noun}: {', '.join(fields)}"))
+    return problems
+
+
+@rule("U101", "invalid-json-line", kind=KIND, scope="engine")
+def invalid_json_line():
+    """
+    ## What it does
+    Reports a line of `citations.jsonl` that is not one JSON object: broken JSON, a duplicate key,
+    `NaN` or `Infinity`, nesting too deep, or a value that is not an object. Blank lines are
+    allowed. Every other line is still checked.
+
+    ## Why is this bad?
+    Readers of JSON Lines either stop at the bad line or skip it silently; both lose a citation.
+    Duplicate keys are read differently by different JSON libraries.
+
+    ## Example
+
+    Bad (a trailing comma):
+
+    ```jsonl title="run/citations/citations.jsonl"
+    {"schema_version":"citation.v1","normalized_url":"https://example.com/doc",}
+    ```
+
+    Good:
+
+    ```jsonl title="run/citations/citations.jsonl"
+    {"schema_version":"citation.v1","normalized_url":"https://example.com/doc","cid":"cid_9813a80c59ae8111adf2b881b481b0a6334db465cd7c961d98cec1830f9aa1db","url":"https://example.com/doc","url_original":"https://example.com/doc","status":"valid","checked_at":"2026-02-13T12:35:00Z","found_by":[],"notes":"ok"}
+    ```
+
+    ## Fix
+    Have the producer serialize each record with a JSON library, one record per line.
+    """
+
+
+@rule("U102", "schema-violation", kind=KIND)
+def schema_violation(record: Record, ctx):
+    """
+    ## What it does
+    Checks each record against the bundled `citation.v1` JSON Schema (draft 2020-12): required
+    fields present, fields of the right type, `found_by[]` entries complete. The message names the
+    JSON path of the problem.
+
+    ## Why is this bad?
+    Readers of `citations.jsonl` rely on every required field; a record without `url_original` or
+    `found_by` cannot be re-normalized or traced back to the wave output that cited it. Optional
+    fields may be `null`.
+
+    ## Example
+
+    Bad (`found_by` is missing):
+
+    ```jsonl title="run/citations/citations.jsonl"
+    {"schema_version":"citation.v1","normalized_url":"https://example.com/doc","cid":"cid_9813a80c59ae8111adf2b881b481b0a6334db465cd7c961d98cec1830f9aa1db","url":"https://example.com/doc","url_original":"https://example.com/doc","status":"valid","checked_at":"2026-02-13T12:35:00Z","notes":"ok"}
+    ```
+
+    Good:
+
+    ```jsonl title="run/citations/citations.jsonl"
+    {"schema_version":"citation.v1","normalized_url":"https://example.com/doc","cid":"cid_9813a80c59ae8111adf2b881b481b0a6334db465cd7c961d98cec1830f9aa1db","url":"https://example.com/doc","url_original":"https://example.com/doc","status":"valid","checked_at":"2026-02-13T12:35:00Z","title":null,"found_by":[],"notes":"ok"}
+    ```
+
+    ## Fix
+    Have the producer write every required field. The schema ships with the package as
+    `pytest_citations/schemas/citation.v1.schema.json`.
+    """
+    if _fast_valid(record.data):
+        return
+    for key, message in schema_problems(record.data):
+        yield record.finding(message, key or None)
+
+
+@rule("U103", "url-not-absolute", kind=KIND)
+def url_not_absolute(record: Record, ctx):
+    """
+    ## What it does
+    Reports a record whose `url_original` is not an absolute URL (a scheme, `//` and a host).
+
+    ## Why is this bad?
+    Normalization starts by parsing `url_original` as an absolute URL; a relative or bare URL has no
+    `normalized_url` and so no `cid`: it cannot be a citation.
+
+    ## Example
+
+    Bad:
+
+    ```jsonl title="run/citations/citations.jsonl"
+    {"schema_version":"citation.v1","normalized_url":"example.com/doc","cid":"cid_cbe9adc3759755df2a301194d200677a282d5614b49bf5648a40a0de826bf63f","url":"example.com/doc","url_original":"example.com/doc","status":"valid","checked_at":"2026-02-13T12:35:00Z","found_by":[],"notes":"ok"}
+    ```
+
+    Good:
+
+    ```jsonl title="run/citations/citations.jsonl"
+    {"schema_version":"citation.v1","normalized_url":"https://example.com/doc","cid":"cid_9813a80c59ae8111adf2b881b481b0a6334db465cd7c961d98cec1830f9aa1db","url":"https://example.com/doc","url_original":"https://example.com/doc","status":"valid","checked_at":"2026-02-13T12:35:00Z","found_by":[],"notes":"ok"}
+    ```
+
+    ## Fix
+    Record the URL exactly as extracted, with its scheme and host.
+    """
+    original = record.data.get("url_original")
+    if not isinstance(original, str):
+        return
+    try:
+        normalize_url(original, "spec")
+    except NotAbsoluteURL:
+        yield record.finding(f"url_original {original!r} is not an absolute URL (scheme://host/...)", "url_original")
+
+
+def _other_profile(profile: str) -> str:
+    return "whatwg" if profile == "spec" else "spec"
+
+
+@rule("U104", "normalized-url-mismatch", kind=KIND, fixable=True)
+def normalized_url_mismatch(record: Record, ctx):
+    """
+    ## What it does
+    Recomputes `normalized_url` from `url_original` with the spec's rules (lowercase scheme and
+    host, drop the fragment, drop `utm_*`, `gclid` and `fbclid`, sort the query by key then value,
+    drop default ports, drop one trailing `/` unless the path is `/`) and reports a record whose
+    stored value differs.
+
+    With `url-profile = "whatwg"` under `[tool.citations.kinds.url-citations]`, the expected value
+    is the one WHATWG URL serialization gives (a host-only URL keeps `/`, IDN hosts in punycode,
+    query re-encoded). When a record fails under one profile but matches the other, the message
+    says so.
+
+    ## Why is this bad?
+    The `cid` is the hash of `normalized_url`; if `normalized_url` is not derived deterministically,
+    the same source gets two cids and deduplication, utilization and provenance all break.
+
+    ## Example
+
+    Bad (the `utm_source` parameter was kept):
+
+    ```jsonl title="run/citations/citations.jsonl"
+    {"schema_version":"citation.v1","normalized_url":"https://example.com/doc?utm_source=x","cid":"cid_166188634728119ce45151d499591ce629fab34e50276f690e07df37b9cc6782","url":"https://example.com/doc","url_original":"https://example.com/doc?utm_source=x","status":"valid","checked_at":"2026-02-13T12:35:00Z","found_by":[],"notes":"ok"}
+    ```
+
+    Good:
+
+    ```jsonl title="run/citations/citations.jsonl"
+    {"schema_version":"citation.v1","normalized_url":"https://example.com/doc","cid":"cid_9813a80c59ae8111adf2b881b481b0a6334db465cd7c961d98cec1830f9aa1db","url":"https://example.com/doc","url_original":"https://example.com/doc?utm_source=x","status":"valid","checked_at":"2026-02-13T12:35:00Z","found_by":[],"notes":"ok"}
+    ```
+
+    ## Fix
+    `citations check --fix` writes the recomputed `normalized_url` and the `cid` that goes with it.
+    """
+    data = record.data
+    original, stored = data.get("url_original"), data.get("normalized_url")
+    if not isinstance(original, str) or not isinstance(stored, str):
+        return
+    profile = ctx.kind_options["url-profile"]
+    try:
+        expected = normalize_url(original, profile)
+    except NotAbsoluteURL:
+        return
+    if stored == expected:
+        return
+    message = f"normalized_url {stored!r} is not the {profile} normalization of url_original; expected {expected!r}"
+    other = _other_profile(profile)
+    try:
+        if normalize_url(original, other) == stored:
+            message += f" (it matches the {other} profile: set url-profile = {other!r} if the producer writes URLs that way)"
+    except NotAbsoluteURL:
+        pass
+    edits = [_replace(record, "normalized_url", expected)]
+    if isinstance(data.get("cid"), str) and data["cid"] != cid_for(expected):
+        edits.append(_replace(record, "cid", cid_for(expected)))
+    fix = Fix("recompute normalized_url and cid", tuple(e for e in edits if e)) if all(edits) else None
+    yield record.finding(message, "normalized_url", fix)
+
+
+@rule("U105", "cid-mismatch", kind=KIND, fixable=True)
+def cid_mismatch(record: Record, ctx):
+    """
+    ## What it does
+    Reports a record whose `cid` is well formed but is not `cid_` + the SHA-256 of the record's own
+    `normalized_url`. (Whether `normalized_url` itself is right is U104's question: the two are
+    reported separately so you know which one drifted.)
+
+    ## Why is this bad?
+    The cid is the citation's identity across waves, briefs and utilization reports; a cid that is
+    not the hash of its URL joins the record to the wrong source or to none.
+
+    ## Example
+
+    Bad (the cid of another URL):
+
+    ```jsonl title="run/citations/citations.jsonl"
+    {"schema_version":"citation.v1","normalized_url":"https://example.com/doc","cid":"cid_d6c5ed4260ccae517e1843d8d7eb99b74785219f43501e92b9df312a3fa2158d","url":"https://example.com/doc","url_original":"https://example.com/doc","status":"valid","checked_at":"2026-02-13T12:35:00Z","found_by":[],"notes":"ok"}
+    ```
+
+    Good:
+
+    ```jsonl title="run/citations/citations.jsonl"
+    {"schema_version":"citation.v1","normalized_url":"https://example.com/doc","cid":"cid_9813a80c59ae8111adf2b881b481b0a6334db465cd7c961d98cec1830f9aa1db","url":"https://example.com/doc","url_original":"https://example.com/doc","status":"valid","checked_at":"2026-02-13T12:35:00Z","found_by":[],"notes":"ok"}
+    ```
+
+    ## Fix
+    `citations check --fix` writes the cid computed from `normalized_url`.
+    """
+    cid, normalized = record.data.get("cid"), record.data.get("normalized_url")
+    if not isinstance(cid, str) or not isinstance(normalized, str) or not _CID.match(cid):
+        return
+    expected = cid_for(normalized)
+    if cid != expected:
+        edit = _replace(record, "cid", expected)
+        fix = Fix("recompute cid from normalized_url", (edit,)) if edit else None
+        yield record.finding(f"cid is not the SHA-256 of normalized_url {normalized!r}; expected {expected}", "cid", fix)
+
+
+@rule("U106", "cid-format", kind=KIND, fixable=True)
+def cid_format(record: Record, ctx):
+    """
+    ## What it does
+    Reports a `cid` that is not `cid_` followed by exactly 64 lowercase hexadecimal digits, such as
+    a placeholder (`cid_alpha`), an uppercase digest or a truncated one.
+
+    ## Why is this bad?
+    Consumers join on the exact cid string; `cid_ABC...` and `cid_abc...` are different keys, and a
+    placeholder cid joins to nothing.
+
+    ## Example
+
+    Bad:
+
+    ```jsonl title="run/citations/citations.jsonl"
+    {"schema_version":"citation.v1","normalized_url":"https://example.com/doc","cid":"cid_alpha","url":"https://example.com/doc","url_original":"https://example.com/doc","status":"valid","checked_at":"2026-02-13T12:35:00Z","found_by":[],"notes":"ok"}
+    ```
+
+    Good:
+
+    ```jsonl title="run/citations/citations.jsonl"
+    {"schema_version":"citation.v1","normalized_url":"https://example.com/doc","cid":"cid_9813a80c59ae8111adf2b881b481b0a6334db465cd7c961d98cec1830f9aa1db","url":"https://example.com/doc","url_original":"https://example.com/doc","status":"valid","checked_at":"2026-02-13T12:35:00Z","found_by":[],"notes":"ok"}
+    ```
+
+    ## Fix
+    `citations check --fix` writes the cid computed from `normalized_url`.
+    """
+    cid = record.data.get("cid")
+    if not isinstance(cid, str) or _CID.match(cid):
+        return
+    normalized = record.data.get("normalized_url")
+    fix = None
+    if isinstance(normalized, str):
+        edit = _replace(record, "cid", cid_for(normalized))
+        fix = Fix("compute cid from normalized_url", (edit,)) if edit else None
+    yield record.finding(f"cid {cid!r} is not 'cid_' followed by 64 lowercase hex digits", "cid", fix)
+
+
+@rule("U107", "unknown-status", kind=KIND)
+def unknown_status(record: Record, ctx):
+    """
+    ## What it does
+    Reports a `status` that is not one of `valid`, `invalid`, `mismatch`, `paywalled`, `blocked`
+    (exact, lowercase).
+
+    ## Why is this bad?
+    Gates downstream decide what may be cited by status; an unknown value (`ok`, `Valid`) is read
+    as none of them and the citation is either dropped or, worse, trusted by default.
+
+    ## Example
+
+    Bad:
+
+    ```jsonl title="run/citations/citations.jsonl"
+    {"schema_version":"citation.v1","normalized_url":"https://example.com/doc","cid":"cid_9813a80c59ae8111adf2b881b481b0a6334db465cd7c961d98cec1830f9aa1db","url":"https://example.com/doc","url_original":"https://example.com/doc","status":"ok","checked_at":"2026-02-13T12:35:00Z","found_by":[],"notes":"ok"}
+    ```
+
+    Good:
+
+    ```jsonl title="run/citations/citations.jsonl"
+    {"schema_version":"citation.v1","normalized_url":"https://example.com/doc","cid":"cid_9813a80c59ae8111adf2b881b481b0a6334db465cd7c961d98cec1830f9aa1db","url":"https://example.com/doc","url_original":"https://example.com/doc","status":"valid","checked_at":"2026-02-13T12:35:00Z","found_by":[],"notes":"ok"}
+    ```
+
+    ## Fix
+    Use one of the five statuses.
+    """
+    status = record.data.get("status")
+    if isinstance(status, str) and status not in STATUSES:
+        yield record.finding(f"status {status!r} is not one of {', '.join(STATUSES)}", "status")
+
+
+def is_iso_8601(text: str) -> bool:
+    """An ISO 8601 calendar date, optionally with a time and zone, with real calendar values."""
+    match = _ISO_8601.match(text)
+    if not match:
+        return False
+    year, month, day, hour, minute, second, _, zone = match.groups()
+    try:
+        datetime.datetime(int(year), int(month), int(day), int(hour or 0), int(minute or 0), int(second or 0))
+    except ValueError:
+        return False
+    if zone and zone != "Z":
+        digits = zone[1:].replace(":", "")
+        if int(digits[:2]) > 23 or (len(digits) > 2 and int(digits[2:]) > 59):
+            return False
+    return True
+
+
+@rule("U108", "checked-at-not-iso8601", kind=KIND)
+def checked_at_not_iso8601(record: Record, ctx):
+    """
+    ## What it does
+    Reports a `checked_at` that is not an ISO 8601 date or date-time (`2026-02-13`,
+    `2026-02-13T12:35:00Z`, `2026-02-14T00:00:00.000+02:00`) with real calendar values.
+
+    ## Why is this bad?
+    `checked_at` says how fresh the validation is; a value such as `Feb 13` or `2026-02-30` cannot
+    be compared, so stale checks go unnoticed.
+
+    ## Example
+
+    Bad:
+
+    ```jsonl title="run/citations/citations.jsonl"
+    {"schema_version":"citation.v1","normalized_url":"https://example.com/doc","cid":"cid_9813a80c59ae8111adf2b881b481b0a6334db465cd7c961d98cec1830f9aa1db","url":"https://example.com/doc","url_original":"https://example.com/doc","status":"valid","checked_at":"13/02/2026 12:35","found_by":[],"notes":"ok"}
+    ```
+
+    Good:
+
+    ```jsonl title="run/citations/citations.jsonl"
+    {"schema_version":"citation.v1","normalized_url":"https://example.com/doc","cid":"cid_9813a80c59ae8111adf2b881b481b0a6334db465cd7c961d98cec1830f9aa1db","url":"https://example.com/doc","url_original":"https://example.com/doc","status":"valid","checked_at":"2026-02-13T12:35:00Z","found_by":[],"notes":"ok"}
+    ```
+
+    ## Fix
+    Write timestamps in ISO 8601, preferably UTC with `Z`.
+    """
+    value = record.data.get("checked_at")
+    if isinstance(value, str) and not is_iso_8601(value):
+        yield record.finding(f"checked_at {value!r} is not an ISO 8601 date or date-time", "checked_at")
+
+
+@rule("U109", "http-status-inconsistent", kind=KIND)
+def http_status_inconsistent(record: Record, ctx):
+    """
+    ## What it does
+    Reports an `http_status` that contradicts `status`: `valid` with a 4xx or 5xx code, `invalid`
+    with a 2xx code, or any code outside 100-599. `paywalled`, `blocked` and `mismatch` accept any
+    real code (paywalls answer 200, 401, 402 or 403).
+
+    ## Why is this bad?
+    A `valid` citation whose last fetch returned 404 is a phantom citation with a green label.
+
+    ## Example
+
+    Bad:
+
+    ```jsonl title="run/citations/citations.jsonl"
+    {"schema_version":"citation.v1","normalized_url":"https://example.com/doc","cid":"cid_9813a80c59ae8111adf2b881b481b0a6334db465cd7c961d98cec1830f9aa1db","url":"https://example.com/doc","url_original":"https://example.com/doc","status":"valid","checked_at":"2026-02-13T12:35:00Z","http_status":404,"found_by":[],"notes":"ok"}
+    ```
+
+    Good:
+
+    ```jsonl title="run/citations/citations.jsonl"
+    {"schema_version":"citation.v1","normalized_url":"https://example.com/doc","cid":"cid_9813a80c59ae8111adf2b881b481b0a6334db465cd7c961d98cec1830f9aa1db","url":"https://example.com/doc","url_original":"https://example.com/doc","status":"invalid","checked_at":"2026-02-13T12:35:00Z","http_status":404,"found_by":[],"notes":"404"}
+    ```
+
+    ## Fix
+    Re-validate the URL and record the status the response supports.
+    """
+    code, status = record.data.get("http_status"), record.data.get("status")
+    if not _is_integer(code):
+        return
+    code = int(code)
+    if not 100 <= code <= 599:
+        yield record.finding(f"http_status {code} is not an HTTP status code (100-599)", "http_status")
+    elif status == "valid" and code >= 400:
+        yield record.finding(f"status is 'valid' but http_status is {code}", "http_status")
+    elif status == "invalid" and 200 <= code < 300:
+        yield record.finding(f"status is 'invalid' but http_status is {code} (success)", "http_status")
+
+
+def _found_by(record: Record):
+    entries = record.data.get("found_by")
+    if isinstance(entries, list):
+        for index, entry in enumerate(entries):
+            if isinstance(entry, dict):
+                yield index, entry
+
+
+@rule(
+    "U110",
+    "found-by-wave",
+    kind=KIND,
+    options={"allowed-waves": Option(list, [1, 2], "wave numbers a found_by entry may carry", items=int)},
+)
+def found_by_wave(record: Record, ctx):
+    """
+    ## What it does
+    Reports a `found_by[].wave` that is not 1 or 2 (configurable with `allowed-waves` under
+    `[tool.citations.rules.U110]`).
+
+    ## Why is this bad?
+    Provenance points at a wave's output; a wave that the run does not have cannot have found the
+    source.
+
+    ## Example
+
+    Bad:
+
+    ```jsonl title="run/citations/citations.jsonl"
+    {"schema_version":"citation.v1","normalized_url":"https://example.com/doc","cid":"cid_9813a80c59ae8111adf2b881b481b0a6334db465cd7c961d98cec1830f9aa1db","url":"https://example.com/doc","url_original":"https://example.com/doc","status":"valid","checked_at":"2026-02-13T12:35:00Z","found_by":[{"wave":3,"perspective_id":"p1","agent_type":"ClaudeResearcher","artifact_path":"wave-3/p1.md"}],"notes":"ok"}
+    ```
+
+    Good:
+
+    ```jsonl title="run/citations/citations.jsonl"
+    {"schema_version":"citation.v1","normalized_url":"https://example.com/doc","cid":"cid_9813a80c59ae8111adf2b881b481b0a6334db465cd7c961d98cec1830f9aa1db","url":"https://example.com/doc","url_original":"https://example.com/doc","status":"valid","checked_at":"2026-02-13T12:35:00Z","found_by":[{"wave":2,"perspective_id":"p1","agent_type":"ClaudeResearcher","artifact_path":"wave-2/p1.md"}],"notes":"ok"}
+    ```
+
+    ## Fix
+    Record the wave that produced the artifact.
+    """
+    allowed = ctx.options["allowed-waves"]
+    for index, entry in _found_by(record):
+        wave = entry.get("wave")
+        if _is_integer(wave) and int(wave) not in allowed:
+            expected = " or ".join(str(w) for w in allowed)
+            yield record.finding(f"found_by[{index}].wave is {wave}; expected {expected}", "found_by")
+
+
+def run_directory(rel: str) -> PurePosixPath:
+    """The run folder of a citations file: the parent of its ``citations/`` folder, else its folder."""
+    folder = PurePosixPath(rel).parent
+    return folder.parent if folder.name == "citations" else folder
+
+
+def _artifact_verdict(ctx, artifact_path: str) -> str:
+    """``ok``, ``missing`` or ``escapes`` for an artifact path, cached per file."""
+    cache = ctx.state.setdefault("artifacts", {})
+    if artifact_path not in cache:
+        cache[artifact_path] = _resolve_artifact(ctx.root, run_directory(ctx.rel), artifact_path)
+    return cache[artifact_path]
+
+
+def _resolve_artifact(root: Path, run_dir: PurePosixPath, artifact_path: str) -> str:
+    if not artifact_path or PurePosixPath(artifact_path).is_absolute() or "\\" in artifact_path or "\0" in artifact_path:
+        return "escapes"
+    base = (root / run_dir).resolve()
+    target = (base / artifact_path).resolve()
+    if not target.is_relative_to(base) or not target.is_relative_to(root):
+        return "escapes"
+    return "ok" if target.is_file() else "missing"
+
+
+@rule("U111", "artifact-path-missing", kind=KIND)
+def artifact_path_missing(record: Record, ctx):
+    """
+    ## What it does
+    Reports a `found_by[].artifact_path` that names no file under the run directory (the parent of
+    the `citations/` folder that holds `citations.jsonl`; for a file elsewhere, its own folder).
+
+    ## Why is this bad?
+    Provenance that points at nothing cannot be audited: nobody can see which wave output cited
+    the source, or whether it was cited at all.
+
+    ## Example
+
+    Bad (no `wave-1/p9.md` in the run):
+
+    ```jsonl title="run/citations/citations.jsonl"
+    {"schema_version":"citation.v1","normalized_url":"https://example.com/doc","cid":"cid_9813a80c59ae8111adf2b881b481b0a6334db465cd7c961d98cec1830f9aa1db","url":"https://example.com/doc","url_original":"https://example.com/doc","status":"valid","checked_at":"2026-02-13T12:35:00Z","found_by":[{"wave":1,"perspective_id":"p9","agent_type":"ClaudeResearcher","artifact_path":"wave-1/p9.md"}],"notes":"ok"}
+    ```
+
+    ```markdown title="run/wave-1/p1.md"
+    ## Sources
+    - https://example.com/doc
+    ```
+
+    Good:
+
+    ```jsonl title="run/citations/citations.jsonl"
+    {"schema_version":"citation.v1","normalized_url":"https://example.com/doc","cid":"cid_9813a80c59ae8111adf2b881b481b0a6334db465cd7c961d98cec1830f9aa1db","url":"https://example.com/doc","url_original":"https://example.com/doc","status":"valid","checked_at":"2026-02-13T12:35:00Z","found_by":[{"wave":1,"perspective_id":"p1","agent_type":"ClaudeResearcher","artifact_path":"wave-1/p1.md"}],"notes":"ok"}
+    ```
+
+    ```markdown title="run/wave-1/p1.md"
+    ## Sources
+    - https://example.com/doc
+    ```
+
+    ## Fix
+    Point `artifact_path` at the wave output, relative to the run directory, and commit that output.
+    """
+    for index, entry in _found_by(record):
+        path = entry.get("artifact_path")
+        if isinstance(path, str) and _artifact_verdict(ctx, path) == "missing":
+            run_dir = run_directory(ctx.rel).as_posix()
+            yield record.finding(
+                f"found_by[{index}].artifact_path {path!r} does not exist under the run directory {run_dir!r}", "found_by"
+            )
+
+
+@rule("U112", "artifact-path-escapes", kind=KIND)
+def artifact_path_escapes(record: Record, ctx):
+    """
+    ## What it does
+    Reports a `found_by[].artifact_path` that is absolute, uses `\\`, or resolves (through `..` or
+    a symlink) outside the run directory. The target is never opened.
+
+    ## Why is this bad?
+    Provenance must stay inside the run it describes; a path out of it either points at another
+    run's evidence or at something that is not evidence at all.
+
+    ## Example
+
+    Bad:
+
+    ```jsonl title="run/citations/citations.jsonl"
+    {"schema_version":"citation.v1","normalized_url":"https://example.com/doc","cid":"cid_9813a80c59ae8111adf2b881b481b0a6334db465cd7c961d98cec1830f9aa1db","url":"https://example.com/doc","url_original":"https://example.com/doc","status":"valid","checked_at":"2026-02-13T12:35:00Z","found_by":[{"wave":1,"perspective_id":"p1","agent_type":"ClaudeResearcher","artifact_path":"../other-run/wave-1/p1.md"}],"notes":"ok"}
+    ```
+
+    Good:
+
+    ```jsonl title="run/citations/citations.jsonl"
+    {"schema_version":"citation.v1","normalized_url":"https://example.com/doc","cid":"cid_9813a80c59ae8111adf2b881b481b0a6334db465cd7c961d98cec1830f9aa1db","url":"https://example.com/doc","url_original":"https://example.com/doc","status":"valid","checked_at":"2026-02-13T12:35:00Z","found_by":[{"wave":1,"perspective_id":"p1","agent_type":"ClaudeResearcher","artifact_path":"wave-1/p1.md"}],"notes":"ok"}
+    ```
+
+    ## Fix
+    Use a path relative to the run directory, without `..`.
+    """
+    for index, entry in _found_by(record):
+        path = entry.get("artifact_path")
+        if isinstance(path, str) and _artifact_verdict(ctx, path) == "escapes":
+            run_dir = run_directory(ctx.rel).as_posix()
+            yield record.finding(f"found_by[{index}].artifact_path {path!r} escapes the run directory {run_dir!r}", "found_by")
+
+
+def _merge_fix(ctx, first_line: int, record: Record) -> Fix | None:
+    """Union the duplicate's found_by into the first record and delete the duplicate's line."""
+    source = ctx.file.source
+    if source is None:
+        return None
+    start = source.line_starts[first_line - 1]
+    first = Record(first_line, start, source.line_text(first_line), loads_strict(source.line_text(first_line)))
+    kept, extra = first.data.get("found_by"), record.data.get("found_by")
+    if not isinstance(kept, list) or not isinstance(extra, list):
+        return None
+    seen = {json.dumps(entry, sort_keys=True) for entry in kept}
+    union = list(kept)
+    for entry in extra:
+        if json.dumps(entry, sort_keys=True) not in seen:
+            seen.add(json.dumps(entry, sort_keys=True))
+            union.append(entry)
+    edits = []
+    if union != kept:
+        span = first.value_span("found_by")
+        compact = ", " not in first.text
+        text = json.dumps(union, ensure_ascii=False, separators=(",", ":") if compact else None)
+        edits.append(Edit(start + span[0], start + span[1], text))
+    starts = source.line_starts
+    if record.line < len(starts):
+        edits.append(Edit(record.offset, starts[record.line], ""))
+    else:  # the last line, without a final line end: take the line end before it
+        edits.append(Edit(record.offset - len(source.newline), len(source.text), ""))
+    return Fix(f"merge into the record on line {first_line}", tuple(edits))
+
+
+@rule("U113", "duplicate-cid", kind=KIND, fixable=True)
+def duplicate_cid(record: Record, ctx):
+    """
+    ## What it does
+    Reports a record whose `cid` already appeared earlier in the same file.
+
+    ## Why is this bad?
+    `citations.jsonl` holds one record per source: a second record for the same cid splits its
+    provenance and double-counts it in utilization.
+
+    ## Example
+
+    Bad:
+
+    ```jsonl title="run/citations/citations.jsonl"
+    {"schema_version":"citation.v1","normalized_url":"https://example.com/doc","cid":"cid_9813a80c59ae8111adf2b881b481b0a6334db465cd7c961d98cec1830f9aa1db","url":"https://example.com/doc","url_original":"https://example.com/doc","status":"valid","checked_at":"2026-02-13T12:35:00Z","found_by":[],"notes":"ok"}
+    {"schema_version":"citation.v1","normalized_url":"https://example.com/doc","cid":"cid_9813a80c59ae8111adf2b881b481b0a6334db465cd7c961d98cec1830f9aa1db","url":"https://example.com/doc","url_original":"https://example.com/doc#intro","status":"valid","checked_at":"2026-02-13T12:35:00Z","found_by":[],"notes":"ok"}
+    ```
+
+    Good:
+
+    ```jsonl title="run/citations/citations.jsonl"
+    {"schema_version":"citation.v1","normalized_url":"https://example.com/doc","cid":"cid_9813a80c59ae8111adf2b881b481b0a6334db465cd7c961d98cec1830f9aa1db","url":"https://example.com/doc","url_original":"https://example.com/doc","status":"valid","checked_at":"2026-02-13T12:35:00Z","found_by":[],"notes":"ok"}
+    ```
+
+    ## Fix
+    `citations check --fix` merges each duplicate into the first record with its cid: the
+    `found_by` lists are united (first record's entries first) and the duplicate line is removed.
+    """
+    cid = record.data.get("cid")
+    if not isinstance(cid, str):
+        return
+    first_seen = ctx.state.setdefault("cids", {})
+    first_line = first_seen.setdefault(cid, record.line)
+    if first_line != record.line:
+        fix = _merge_fix(ctx, first_line, record)
+        yield record.finding(f"cid {cid} already appears on line {first_line}: merge the records", "cid", fix)

@@ -1,0 +1,224 @@
+"""The only place that opens files.
+
+Every path is resolved inside the repository root (symlinks included) before anything is read,
+the size is capped before the bytes are loaded, and text is decoded as strict UTF-8 so an error
+can name the byte offset. A UTF-8 BOM is accepted and remembered; CRLF counts as one line end.
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DEFAULT_MAX_FILE_SIZE = 16 * 1024 * 1024
+BOM = "\ufeff"
+_BOM_BYTES = BOM.encode("utf-8")
+
+
+class SourceError(Exception):
+    """A file that cannot be read as text; ``code`` is the C0xx rule that reports it."""
+
+    def __init__(self, code: str, message: str, line: int = 1, col: int = 1) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.line = line
+        self.col = col
+
+
+def display_path(root: Path, path: Path) -> str:
+    """The repo-relative POSIX path of ``path`` when it lies under ``root``, else as given."""
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def resolve_inside(root: Path, path: Path | str) -> Path:
+    """Resolve ``path`` (relative to ``root`` unless absolute) and refuse anything outside ``root``.
+
+    The check runs on the fully resolved path, so a symlink that leaves the root is refused even
+    when its own name lies inside it. The target of such a link is never opened.
+    """
+    root = root.resolve()
+    candidate = Path(path)
+    if not candidate.is_absolute():
+        candidate = root / candidate
+    resolved = candidate.resolve()
+    if not resolved.is_relative_to(root):
+        raise SourceError("C008", f"path resolves outside the repository root: {Path(path).as_posix()}")
+    return resolved
+
+
+def _regular_file(path: Path, shown: str, max_size: int) -> os.stat_result:
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        raise SourceError("C001", f"cannot read {shown}: no such file") from None
+    except OSError as exc:
+        raise SourceError("C001", f"cannot read {shown}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise SourceError("C001", f"cannot read {shown}: not a regular file")
+    if info.st_size > max_size:
+        raise SourceError(
+            "C003", f"file is {info.st_size} bytes, over the {max_size}-byte limit (max-file-size)"
+        )
+    return info
+
+
+def read_bytes(root: Path, path: Path | str, max_size: int = DEFAULT_MAX_FILE_SIZE) -> bytes:
+    """The raw bytes of a file inside ``root``, size-capped."""
+    resolved = resolve_inside(root, path)
+    shown = display_path(root.resolve(), resolved)
+    _regular_file(resolved, shown, max_size)
+    try:
+        with open(resolved, "rb") as handle:
+            data = handle.read(max_size + 1)
+    except OSError as exc:
+        raise SourceError("C001", f"cannot read {shown}: {exc.strerror or exc}") from None
+    if len(data) > max_size:  # grew between stat and read
+        raise SourceError("C003", f"file is over the {max_size}-byte limit (max-file-size)")
+    return data
+
+
+def _decode_error(data: bytes, exc: UnicodeDecodeError, base_offset: int = 0) -> SourceError:
+    offset = base_offset + exc.start
+    line = data.count(b"\n", 0, exc.start) + 1
+    line_start = data.rfind(b"\n", 0, exc.start) + 1
+    col = len(data[line_start : exc.start].decode("utf-8", "replace")) + 1
+    return SourceError(
+        "C002",
+        f"not valid UTF-8: byte 0x{data[exc.start]:02x} at offset {offset}",
+        line=line,
+        col=col,
+    )
+
+
+@dataclass
+class Source:
+    """A decoded text file with a line index for offset -> (line, col)."""
+
+    root: Path
+    path: Path
+    rel: str
+    raw: bytes
+    text: str
+    has_bom: bool
+    _line_starts: list[int] | None = field(default=None, repr=False)
+
+    @property
+    def newline(self) -> str:
+        """The file's line ending style, judged by its first line end."""
+        first = self.text.find("\n")
+        return "\r\n" if first > 0 and self.text[first - 1] == "\r" else "\n"
+
+    @property
+    def line_starts(self) -> list[int]:
+        if self._line_starts is None:
+            starts = [0]
+            find = self.text.find
+            pos = find("\n")
+            while pos != -1:
+                starts.append(pos + 1)
+                pos = find("\n", pos + 1)
+            self._line_starts = starts
+        return self._line_starts
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        """1-based line and column (in characters) of a character offset into ``text``."""
+        index = bisect.bisect_right(self.line_starts, offset) - 1
+        return index + 1, offset - self.line_starts[index] + 1
+
+    def lines(self) -> Iterator[Line]:
+        """The lines of ``text``, as :func:`iter_lines` yields them from disk."""
+        starts = self.line_starts
+        text = self.text
+        last = len(starts) - 1
+        for index, start in enumerate(starts):
+            end = starts[index + 1] if index < last else len(text)
+            if index == last and start == end:
+                return
+            body = text[start:end]
+            if body.endswith("\n"):
+                body = body[:-2] if body.endswith("\r\n") else body[:-1]
+            yield Line(index + 1, start, body)
+
+    def line_text(self, line: int) -> str:
+        """Line ``line`` (1-based) without its line end."""
+        starts = self.line_starts
+        if not 1 <= line <= len(starts):
+            return ""
+        end = starts[line] if line < len(starts) else len(self.text)
+        return self.text[starts[line - 1] : end].rstrip("\r\n")
+
+
+def read_source(root: Path, path: Path | str, max_size: int = DEFAULT_MAX_FILE_SIZE) -> Source:
+    """Read a whole text file inside ``root`` as strict UTF-8."""
+    root = root.resolve()
+    data = read_bytes(root, path, max_size)
+    resolved = resolve_inside(root, path)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _decode_error(data, exc) from None
+    has_bom = text.startswith(BOM)
+    if has_bom:
+        text = text[1:]
+    return Source(root, resolved, display_path(root, resolved), data, text, has_bom)
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of a text: 1-based number, character offset of its start, text without line end."""
+
+    number: int
+    offset: int
+    text: str
+
+
+def iter_lines(root: Path, path: Path | str, max_size: int = DEFAULT_MAX_FILE_SIZE) -> Iterator[Line]:
+    """Stream a text file line by line, with the same checks as :func:`read_source`.
+
+    Memory stays bounded by the longest line. A decoding error is raised when its line is reached,
+    after the lines before it were yielded.
+    """
+    root = root.resolve()
+    resolved = resolve_inside(root, path)
+    shown = display_path(root, resolved)
+    _regular_file(resolved, shown, max_size)
+    try:
+        handle = open(resolved, "rb")
+    except OSError as exc:
+        raise SourceError("C001", f"cannot read {shown}: {exc.strerror or exc}") from None
+    with handle:
+        offset = 0  # bytes read so far
+        char_offset = 0  # characters decoded so far, BOM excluded
+        for number, chunk in enumerate(handle, start=1):
+            if offset + len(chunk) > max_size:
+                raise SourceError("C003", f"file is over the {max_size}-byte limit (max-file-size)")
+            body = chunk[3:] if number == 1 and chunk.startswith(_BOM_BYTES) else chunk
+            try:
+                text = body.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                error = _decode_error(body, exc, offset + len(chunk) - len(body))
+                error.line = number
+                raise error from None
+            decoded_length = len(text)
+            if text.endswith("\n"):
+                text = text[:-2] if text.endswith("\r\n") else text[:-1]
+            yield Line(number, char_offset, text)
+            offset += len(chunk)
+            char_offset += decoded_length
+
+
+def is_file_inside(root: Path, path: Path | str) -> bool:
+    """Whether ``path`` names a regular file inside ``root``; nothing is opened."""
+    try:
+        resolved = resolve_inside(root, path)
+    except SourceError:
+        return False
+    return resolved.is_file()

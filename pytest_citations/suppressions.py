@@ -1,0 +1,71 @@
+"""Inline suppressions in Markdown: ``<!-- citations: disable-next-line CODE [CODE...] -- reason -->``
+and ``<!-- citations: disable-file CODE ... -->``.
+
+Kinds that read Markdown collect directives with :func:`markdown_directives`; the engine applies
+them and reports every directive (or code within one) that suppressed nothing as C007.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_DIRECTIVE = re.compile(
+    r"<!--\s*citations:\s*(?P<action>disable-next-line|disable-file)\s+"
+    r"(?P<codes>[A-Za-z0-9,\s]+?)\s*(?:--\s*(?P<reason>.*?))?\s*-->"
+)
+_CODE = re.compile(r"^[A-Z][0-9]{0,3}$")
+
+
+@dataclass
+class Directive:
+    line: int
+    col: int
+    action: str
+    codes: tuple[str, ...]
+    reason: str
+    used: set[str] = field(default_factory=set)
+
+    def covers(self, code: str, line: int) -> str | None:
+        """The prefix in this directive that suppresses ``code`` on ``line``, if any."""
+        if self.action == "disable-next-line" and line != self.line + 1:
+            return None
+        for prefix in self.codes:
+            if code.startswith(prefix):
+                return prefix
+        return None
+
+
+def markdown_directives(text: str) -> list[Directive]:
+    directives = []
+    for match in _DIRECTIVE.finditer(text):
+        codes = tuple(c for c in re.split(r"[\s,]+", match.group("codes").strip().upper()) if _CODE.match(c))
+        if not codes:
+            continue
+        line = text.count("\n", 0, match.start()) + 1
+        col = match.start() - (text.rfind("\n", 0, match.start()) + 1) + 1
+        directives.append(Directive(line, col, match.group("action"), codes, (match.group("reason") or "").strip()))
+    return directives
+
+
+def apply(diagnostics, directives: list[Directive]):
+    """Split diagnostics into (kept, suppressed), marking which directive codes were used."""
+    kept, suppressed = [], []
+    for diagnostic in diagnostics:
+        for directive in directives:
+            prefix = directive.covers(diagnostic.code, diagnostic.line)
+            if prefix:
+                directive.used.add(prefix)
+                suppressed.append(diagnostic)
+                break
+        else:
+            kept.append(diagnostic)
+    return kept, suppressed
+
+
+def unused(directives: list[Directive]):
+    """(directive, code) for every code in a directive that suppressed nothing."""
+    for directive in directives:
+        for code in directive.codes:
+            if code not in directive.used:
+                yield directive, code

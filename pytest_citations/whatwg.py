@@ -1,0 +1,245 @@
+"""The ``whatwg`` URL profile: ``citation.v1`` normalization as WHATWG-based producers write it.
+
+Why this exists: producers that build ``normalized_url`` on the WHATWG URL parser (JavaScript
+``new URL()``) write URLs that differ from the spec's literal steps, and their records must be
+readable as their owners wrote them. The reference producer is ``normalizeCitationUrl`` in
+``.opencode/tools/deep_research/citations_lib.ts`` of leppikallio/pai-opencode. What it does, and so
+what this module reproduces:
+
+1. Parse with the WHATWG URL parser: leading and trailing C0 controls and spaces are stripped, tabs
+   and newlines removed anywhere, ``\\`` is a path separator, ``.``/``..`` segments are resolved,
+   the path is percent-encoded, the host is percent-decoded, IDNA-mapped to ASCII and lowercased,
+   IPv4/IPv6 hosts are canonicalized, a default port is dropped, the fragment is dropped. Only
+   ``http`` and ``https`` are accepted.
+2. Rebuild ``scheme://host[:port]`` from the parts: user info is dropped.
+3. Take the parsed ``pathname`` (``/`` for a host-only URL) and strip one trailing ``/`` unless it is
+   ``/``.
+4. Read the query as application/x-www-form-urlencoded (``+`` is a space, percent-escapes decoded),
+   drop pairs whose key, lowercased, starts with ``utm_`` or is ``gclid``/``fbclid``, sort by key
+   then value with ``String.prototype.localeCompare`` (ICU collation, not code-point order), and
+   write each pair back as ``encodeURIComponent(key)=encodeURIComponent(value)`` (so a space is
+   ``%20``, and a key without ``=`` gains one). No ``?`` when nothing remains.
+
+Known approximations:
+
+- IDN labels go through Python's ``encodings.idna`` (IDNA 2003, nameprep), not UTS-46 as the
+  WHATWG parser does. They agree on ordinary IDNs (``bücher`` -> ``xn--bcher-kva``) and differ on
+  the deviation characters: IDNA 2003 maps ``ß`` to ``ss`` and ``ς`` to ``σ`` and deletes ZWJ/ZWNJ,
+  where UTS-46 keeps them (``straße.de`` is ``xn--strae-oqa.de`` in a browser, ``strasse.de``
+  here); a non-ASCII label longer than 63 octets is rejected here and accepted by WHATWG.
+- ``localeCompare`` is reproduced exactly for ASCII text (ICU root order: ignorable controls,
+  whitespace, punctuation and symbols, digits, then letters with lowercase before uppercase);
+  other characters are placed by a simpler rule (see ``_collation_key``).
+"""
+
+from __future__ import annotations
+
+import encodings.idna
+import ipaddress
+import re
+import unicodedata
+from urllib.parse import quote, unquote_to_bytes
+
+from pytest_citations.urls import NotAbsoluteURL
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
+_C0_OR_SPACE = "".join(map(chr, range(0x21)))
+_TAB_OR_NEWLINE = re.compile("[\t\n\r]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_LABEL_DOTS = re.compile("[.\u3002\uff0e\uff61]")
+_FORBIDDEN_IN_DOMAIN = set("\x00\t\n\r #/:<>?@[\\]^|%\x7f") | set(map(chr, range(0x20)))
+_PATH_ENCODE = set(' "#<>?`{}')
+_SINGLE_DOT = {".", "%2e"}
+_DOUBLE_DOT = {"..", ".%2e", "%2e.", "%2e%2e"}
+_TRACKING_KEYS = {"gclid", "fbclid"}
+
+
+def normalize_whatwg(url: str) -> str:
+    """``url`` normalized as a WHATWG-based ``citation.v1`` producer writes it."""
+    text = _LONE_SURROGATE.sub("\ufffd", url).strip(_C0_OR_SPACE)
+    text = _TAB_OR_NEWLINE.sub("", text)
+    match = _SCHEME.match(text)
+    if not match:
+        raise NotAbsoluteURL(f"not an absolute URL: {url!r}")
+    scheme = match.group(1).lower()
+    if scheme not in _DEFAULT_PORTS:
+        raise NotAbsoluteURL(f"the whatwg profile reads only http and https URLs: {url!r}")
+    rest = text[match.end() :].lstrip("/\\").partition("#")[0]
+    end = min((i for i in map(rest.find, "/\\?") if i != -1), default=len(rest))
+    authority, rest = rest[:end], rest[end:]
+    path, _, query = rest.partition("?")
+    host, port = _host_and_port(authority.rpartition("@")[2], scheme, url)
+    query = _query(query)
+    return f"{scheme}://{host}{port}{_pathname(path)}" + (f"?{query}" if query else "")
+
+
+def _host_and_port(hostport: str, scheme: str, url: str) -> tuple[str, str]:
+    """(serialized host, ``:port`` or ``""``); the port is dropped when it is the default."""
+    inside_brackets, split_at = False, len(hostport)
+    for index, char in enumerate(hostport):
+        if char == "[":
+            inside_brackets = True
+        elif char == "]":
+            inside_brackets = False
+        elif char == ":" and not inside_brackets:
+            split_at = index
+            break
+    raw_host, port_text = hostport[:split_at], hostport[split_at + 1 :]
+    if not raw_host:
+        raise NotAbsoluteURL(f"URL has no host: {url!r}")
+    if port_text and not (port_text.isascii() and port_text.isdigit() and int(port_text) <= 65535):
+        raise NotAbsoluteURL(f"invalid port in {url!r}")
+    port = "" if not port_text or int(port_text) == _DEFAULT_PORTS[scheme] else f":{int(port_text)}"
+    if raw_host.startswith("["):
+        return _ipv6(raw_host, url), port
+    return _domain(raw_host, url), port
+
+
+def _ipv6(raw_host: str, url: str) -> str:
+    if not raw_host.endswith("]") or "%" in raw_host:
+        raise NotAbsoluteURL(f"invalid IPv6 host in {url!r}")
+    try:
+        return f"[{ipaddress.IPv6Address(raw_host[1:-1]).compressed}]"
+    except ValueError:
+        raise NotAbsoluteURL(f"invalid IPv6 host in {url!r}") from None
+
+
+def _domain(raw_host: str, url: str) -> str:
+    """Percent-decode, map each label to ASCII (IDNA 2003), lowercase; IPv4 if it ends in a number."""
+    decoded = unquote_to_bytes(raw_host).decode("utf-8", "replace")
+    labels = []
+    for label in _LABEL_DOTS.split(decoded):
+        if label.isascii():
+            labels.append(label.lower())
+            continue
+        try:
+            labels.append(encodings.idna.ToASCII(label.lower()).decode("ascii"))
+        except UnicodeError as error:
+            raise NotAbsoluteURL(f"host label {label!r} has no IDNA form ({error}): {url!r}") from None
+    host = ".".join(labels)
+    if not host or _FORBIDDEN_IN_DOMAIN.intersection(host):
+        raise NotAbsoluteURL(f"invalid host in {url!r}")
+    return _ipv4(host, url) if _ends_in_number(host) else host
+
+
+def _ipv4_number(text: str) -> int | None:
+    """A WHATWG IPv4 part: decimal, ``0x`` hex or leading-zero octal; None when it is not one."""
+    radix = 10
+    if text[:2].lower() == "0x":
+        text, radix = text[2:], 16
+        if not text:
+            return 0
+    elif len(text) > 1 and text.startswith("0"):
+        text, radix = text[1:], 8
+    try:
+        return int(text, radix) if text and text.isascii() and text.isalnum() else None
+    except ValueError:
+        return None
+
+
+def _ends_in_number(host: str) -> bool:
+    parts = host.split(".")
+    if parts[-1] == "" and len(parts) > 1:
+        parts.pop()
+    last = parts[-1]
+    return bool(last) and ((last.isascii() and last.isdigit()) or _ipv4_number(last) is not None)
+
+
+def _ipv4(host: str, url: str) -> str:
+    parts = host.split(".")
+    if parts[-1] == "" and len(parts) > 1:
+        parts.pop()
+    numbers = [_ipv4_number(part) for part in parts] if len(parts) <= 4 else [None]
+    if None in numbers or any(n > 255 for n in numbers[:-1]) or numbers[-1] >= 256 ** (5 - len(numbers)):
+        raise NotAbsoluteURL(f"invalid IPv4 host in {url!r}")
+    value = numbers[-1] + sum(n << (8 * (3 - i)) for i, n in enumerate(numbers[:-1]))
+    return ".".join(str((value >> shift) & 0xFF) for shift in (24, 16, 8, 0))
+
+
+def _percent_encode(text: str, also: set[str]) -> str:
+    return "".join(
+        char if " " < char < "\x7f" and char not in also else "".join(f"%{b:02X}" for b in char.encode("utf-8"))
+        for char in text
+    )
+
+
+def _pathname(path: str) -> str:
+    """The WHATWG pathname (dot segments resolved, percent-encoded), minus one trailing ``/``."""
+    segments = path.replace("\\", "/").removeprefix("/").split("/")
+    resolved: list[str] = []
+    for index, segment in enumerate(segments):
+        is_last = index == len(segments) - 1
+        segment = _percent_encode(segment, _PATH_ENCODE)
+        if segment.lower() in _DOUBLE_DOT:
+            if resolved:
+                resolved.pop()
+            if is_last:
+                resolved.append("")
+        elif segment.lower() in _SINGLE_DOT:
+            if is_last:
+                resolved.append("")
+        else:
+            resolved.append(segment)
+    pathname = "/" + "/".join(resolved)
+    return pathname[:-1] if pathname != "/" and pathname.endswith("/") else pathname
+
+
+def _form_decode(raw: bytes) -> str:
+    return unquote_to_bytes(raw.replace(b"+", b" ")).decode("utf-8", "replace")
+
+
+def _query(query: str) -> str:
+    """Form-decode, drop tracking keys, sort as ``localeCompare`` does, ``encodeURIComponent`` back."""
+    pairs = []
+    for chunk in query.encode("utf-8").split(b"&"):
+        if not chunk:
+            continue
+        name, _, value = chunk.partition(b"=")
+        key = _form_decode(name)
+        if not (key.lower().startswith("utm_") or key.lower() in _TRACKING_KEYS):
+            pairs.append((key, _form_decode(value)))
+    pairs.sort(key=lambda pair: (_collation_key(pair[0]), _collation_key(pair[1])))
+    return "&".join(f"{quote(key, safe=_URI_COMPONENT_SAFE)}={quote(value, safe=_URI_COMPONENT_SAFE)}" for key, value in pairs)
+
+
+_URI_COMPONENT_SAFE = "!'()*~"
+# ICU root collation of ASCII; the other C0 controls and DEL are ignorable.
+_ASCII_ORDER = "\t\n\x0b\x0c\r _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$0123456789abcdefghijklmnopqrstuvwxyz"
+_ASCII_PRIMARY = {char: (0 if char < "0" or not char.isalnum() else 1 if char.isdigit() else 2, index)
+                  for index, char in enumerate(_ASCII_ORDER)}
+
+
+def _collation_key(text: str) -> tuple[tuple, tuple, tuple]:
+    """Three-level sort key that orders strings as ``localeCompare`` does under ``en-US``.
+
+    Exact for ASCII. Other characters are decomposed (NFKD): a combining mark weighs only at the
+    accent level, a decimal digit sorts as its ASCII digit, punctuation, symbols and separators sort
+    after ASCII ones and before digits, other characters after ASCII letters in code-point order,
+    and format and control characters are ignored. Case (and a compatibility form) weighs only at
+    the third level, lowercase first.
+    """
+    primary, secondary, tertiary = [], [], []
+    for original in unicodedata.normalize("NFD", text):
+        variant = 0 if unicodedata.normalize("NFKD", original) == original else 2
+        for char in unicodedata.normalize("NFKD", original):
+            lower = char.lower() if len(char.lower()) == 1 else char
+            category = unicodedata.category(char)
+            if char in _ASCII_PRIMARY or lower in _ASCII_PRIMARY:
+                weight = _ASCII_PRIMARY[lower if lower in _ASCII_PRIMARY else char]
+            elif category.startswith("M"):
+                secondary.append(1 + ord(char))
+                tertiary.append(0)
+                continue
+            elif category in ("Cc", "Cf", "Cs", "Co", "Cn") and char not in "\x85":
+                continue
+            elif category == "Nd":
+                weight = _ASCII_PRIMARY[str(unicodedata.digit(char))]
+            elif category[0] in "PSZ" or char == "\x85":
+                weight = (0, 1000 + ord(char))
+            else:
+                weight = (3, ord(lower))
+            primary.append(weight)
+            secondary.append(0)
+            tertiary.append(variant + (char != lower))
+    return tuple(primary), tuple(secondary), tuple(tertiary)
