@@ -158,7 +158,10 @@ class Engine:
 
     # -- checking ----------------------------------------------------------------------------
 
-    def check(self, paths: Iterable[Path], force_exclude: bool = False) -> Report:
+    def check(self, paths: Iterable[Path], force_exclude: bool = False, check_file=None) -> Report:
+        """Check every artifact under ``paths``; ``check_file(rel, kind)`` may replace the per-file
+        check (``--fix`` passes one that fixes as it checks)."""
+        check_file = check_file or self.check_file
         diagnostics: list[Diagnostic] = []
         files: list[str] = []
         for rel, kind in self.discover(paths, force_exclude):
@@ -166,7 +169,7 @@ class Engine:
             if kind is None:
                 diagnostics.extend(self._outside_root(rel))
             else:
-                diagnostics.extend(self.check_file(rel, kind))
+                diagnostics.extend(check_file(rel, kind))
         return Report(sorted_diagnostics(diagnostics), files)
 
     def _outside_root(self, shown: str) -> list[Diagnostic]:

@@ -156,6 +156,12 @@ class Source:
         return self.text[starts[line - 1] : end].rstrip("\r\n")
 
 
+def with_text(source: Source, text: str) -> Source:
+    """The same file with new text (BOM kept), as a fix would leave it."""
+    raw = ((BOM if source.has_bom else "") + text).encode("utf-8")
+    return Source(source.root, source.path, source.rel, raw, text, source.has_bom)
+
+
 def read_source(root: Path, path: Path | str, max_size: int = DEFAULT_MAX_FILE_SIZE) -> Source:
     """Read a whole text file inside ``root`` as strict UTF-8."""
     root = root.resolve()

@@ -53,6 +53,7 @@ _PATH_ENCODE = set(' "#<>?`{}')
 _SINGLE_DOT = {".", "%2e"}
 _DOUBLE_DOT = {"..", ".%2e", "%2e.", "%2e%2e"}
 _TRACKING_KEYS = {"gclid", "fbclid"}
+_RADIX_DIGITS = {8: set("01234567"), 10: set("0123456789"), 16: set("0123456789abcdefABCDEF")}
 
 
 def normalize_whatwg(url: str) -> str:
@@ -132,10 +133,7 @@ def _ipv4_number(text: str) -> int | None:
             return 0
     elif len(text) > 1 and text.startswith("0"):
         text, radix = text[1:], 8
-    try:
-        return int(text, radix) if text and text.isascii() and text.isalnum() else None
-    except ValueError:
-        return None
+    return int(text, radix) if text and set(text) <= _RADIX_DIGITS[radix] else None
 
 
 def _ends_in_number(host: str) -> bool:
@@ -158,8 +156,9 @@ def _ipv4(host: str, url: str) -> str:
 
 
 def _percent_encode(text: str, also: set[str]) -> str:
+    """UTF-8 percent-encode C0 controls, DEL, non-ASCII and the characters in ``also``."""
     return "".join(
-        char if " " < char < "\x7f" and char not in also else "".join(f"%{b:02X}" for b in char.encode("utf-8"))
+        char if " " < char < "\x7f" and char not in also else "".join(f"%{b:02X}" for b in char.encode())
         for char in text
     )
 
@@ -200,45 +199,57 @@ def _query(query: str) -> str:
         if not (key.lower().startswith("utm_") or key.lower() in _TRACKING_KEYS):
             pairs.append((key, _form_decode(value)))
     pairs.sort(key=lambda pair: (_collation_key(pair[0]), _collation_key(pair[1])))
-    return "&".join(f"{quote(key, safe=_URI_COMPONENT_SAFE)}={quote(value, safe=_URI_COMPONENT_SAFE)}" for key, value in pairs)
+    return "&".join(f"{_uri_component(key)}={_uri_component(value)}" for key, value in pairs)
 
 
-_URI_COMPONENT_SAFE = "!'()*~"
-# ICU root collation of ASCII; the other C0 controls and DEL are ignorable.
+def _uri_component(text: str) -> str:
+    """JavaScript ``encodeURIComponent``: everything but ``A-Z a-z 0-9 - _ . ! ~ * ' ( )``."""
+    return quote(text, safe="!'()*~")
+
+
+# ICU root collation of ASCII (what localeCompare uses for en-US); other C0 controls and DEL are
+# ignorable. Characters outside ASCII are placed just after the ASCII character of their class.
 _ASCII_ORDER = "\t\n\x0b\x0c\r _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$0123456789abcdefghijklmnopqrstuvwxyz"
-_ASCII_PRIMARY = {char: (0 if char < "0" or not char.isalnum() else 1 if char.isdigit() else 2, index)
-                  for index, char in enumerate(_ASCII_ORDER)}
+_ASCII_PRIMARY = {char: index for index, char in enumerate(_ASCII_ORDER)}
+_AFTER = {"Z": " ", "P": "%", "Sk": "^", "So": "^", "Sm": "~", "Sc": "$"}
 
 
 def _collation_key(text: str) -> tuple[tuple, tuple, tuple]:
     """Three-level sort key that orders strings as ``localeCompare`` does under ``en-US``.
 
-    Exact for ASCII. Other characters are decomposed (NFKD): a combining mark weighs only at the
-    accent level, a decimal digit sorts as its ASCII digit, punctuation, symbols and separators sort
-    after ASCII ones and before digits, other characters after ASCII letters in code-point order,
-    and format and control characters are ignored. Case (and a compatibility form) weighs only at
-    the third level, lowercase first.
+    Exact for ASCII: primary weights in ICU root order, case only at the third level (lowercase
+    first). Elsewhere a best effort: text is decomposed (NFKD, ``ß`` as ``ss``), a combining mark
+    weighs only at the second level, a compatibility form only at the third, a decimal digit sorts
+    as its ASCII digit, spaces, punctuation and symbols sort just after the ASCII ones of their
+    class, other letters after ``z`` in code-point order, and format and control characters are
+    ignored. ICU orders some of these differently (ø is an o with a stroke, Han after Hangul).
     """
-    primary, secondary, tertiary = [], [], []
+    primary: list[tuple[int, int]] = []
+    secondary: list[int] = []
+    tertiary: list[int] = []
     for original in unicodedata.normalize("NFD", text):
-        variant = 0 if unicodedata.normalize("NFKD", original) == original else 2
-        for char in unicodedata.normalize("NFKD", original):
+        expanded = "ss" if original == "\xdf" else unicodedata.normalize("NFKD", original)
+        variant = 0 if expanded == original else 2
+        for char in expanded:
             lower = char.lower() if len(char.lower()) == 1 else char
             category = unicodedata.category(char)
-            if char in _ASCII_PRIMARY or lower in _ASCII_PRIMARY:
-                weight = _ASCII_PRIMARY[lower if lower in _ASCII_PRIMARY else char]
+            if lower in _ASCII_PRIMARY:
+                weight = (_ASCII_PRIMARY[lower], 0)
             elif category.startswith("M"):
                 secondary.append(1 + ord(char))
                 tertiary.append(0)
                 continue
-            elif category in ("Cc", "Cf", "Cs", "Co", "Cn") and char not in "\x85":
-                continue
+            elif char == "\ufffd":  # ICU sorts the replacement character after everything
+                weight = (len(_ASCII_ORDER), 0)
             elif category == "Nd":
-                weight = _ASCII_PRIMARY[str(unicodedata.digit(char))]
-            elif category[0] in "PSZ" or char == "\x85":
-                weight = (0, 1000 + ord(char))
+                weight = (_ASCII_PRIMARY[str(unicodedata.digit(char))], 0)
+            elif char == "\x85" or category in _AFTER or category[0] in _AFTER:
+                anchor = " " if char == "\x85" else _AFTER.get(category, _AFTER.get(category[0]))
+                weight = (_ASCII_PRIMARY[anchor], ord(char))
+            elif category.startswith("C"):
+                continue
             else:
-                weight = (3, ord(lower))
+                weight = (_ASCII_PRIMARY["z"], ord(lower))
             primary.append(weight)
             secondary.append(0)
             tertiary.append(variant + (char != lower))

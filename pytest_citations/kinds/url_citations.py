@@ -163,7 +163,10 @@ class UrlCitations:
     @staticmethod
     def _json_error(line: Line, exc: ValueError) -> Finding:
         if isinstance(exc, json.JSONDecodeError):
-            return Finding(f"invalid JSON: {exc.msg}", line.number, exc.colno, context=line.text)
+            message = exc.msg[0].lower() + exc.msg[1:]
+            if message.endswith(" at"):
+                message += f" column {exc.colno}"
+            return Finding(f"invalid JSON: {message}", line.number, exc.colno, context=line.text)
         return Finding(f"invalid JSON: {exc}", line.number, 1, context=line.text)
 
     @staticmethod

@@ -275,7 +275,10 @@ def normalized_url_mismatch(record: Record, ctx):
     other = _other_profile(profile)
     try:
         if normalize_url(original, other) == stored:
-            message += f" (it matches the {other} profile: set url-profile = {other!r} if the producer writes URLs that way)"
+            message += (
+                f' (it matches the {other} profile: set url-profile = "{other}" under'
+                " [tool.citations.kinds.url-citations] if the producer writes URLs that way)"
+            )
     except NotAbsoluteURL:
         pass
     edits = [_replace(record, "normalized_url", expected)]

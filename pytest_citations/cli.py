@@ -1,0 +1,178 @@
+"""The ``citations`` command: ``check`` for pre-commit and CI, ``rule``/``rules`` for the docs.
+
+Exit status: 0 when no error was found, 1 when one was, 2 for a usage or settings error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from pytest_citations import __version__
+from pytest_citations import baseline as baseline_module
+from pytest_citations.config import ConfigError
+from pytest_citations.engine import Engine, load_plugins
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+
+def _codes(text: str) -> tuple[str, ...]:
+    return tuple(code.strip().upper() for code in text.split(",") if code.strip())
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from pytest_citations.reporters import FORMATS
+
+    parser = argparse.ArgumentParser(prog="citations", description="Prove that the citations in a repository are real and still true.")
+    parser.add_argument("--version", action="version", version=f"pytest-citations {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    check = commands.add_parser("check", help="check citation artifacts under PATHS (default: the current folder)")
+    check.add_argument("paths", nargs="*", type=Path, metavar="PATHS")
+    check.add_argument("--format", choices=FORMATS, help="output format (default: text; github under GitHub Actions)")
+    check.add_argument("--output-file", type=Path, metavar="FILE", help="write the report to FILE instead of standard output")
+    check.add_argument("--select", type=_codes, metavar="CODES", help="comma-separated codes or prefixes to enable (replaces the settings')")
+    check.add_argument("--ignore", type=_codes, metavar="CODES", help="comma-separated codes or prefixes to disable (replaces the settings')")
+    check.add_argument("--statistics", action="store_true", help="print a count of diagnostics per rule instead of the diagnostics")
+    check.add_argument("--exit-zero", action="store_true", help="exit 0 even when errors are found")
+    check.add_argument("--force-exclude", action="store_true", help="honour excludes for paths named on the command line too (for pre-commit)")
+    check.add_argument("--fix", action="store_true", help="apply the fixes of fixable rules, then report what is left")
+    check.add_argument("--config", type=Path, metavar="FILE", help="read settings from FILE instead of the nearest pyproject.toml")
+    check.add_argument("--baseline", type=Path, metavar="FILE", help="report only diagnostics not recorded in FILE")
+    check.add_argument("--write-baseline", type=Path, metavar="FILE", help="record every current diagnostic in FILE and exit 0")
+    check.add_argument("--no-source", action="store_true", help="do not print the offending source line under each diagnostic")
+
+    one = commands.add_parser("rule", help="print the documentation of one rule")
+    one.add_argument("code", metavar="CODE", help="a rule code (U104) or name (normalized-url-mismatch)")
+
+    listing = commands.add_parser("rules", help="list every rule")
+    listing.add_argument("--format", choices=("text", "markdown"), default="text", help="markdown prints the full reference (docs/rules.md)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "check":
+            return run_check(args)
+        if args.command == "rule":
+            return show_rule(args.code)
+        if args.command == "rules":
+            return list_rules(args.format)
+    except (ConfigError, baseline_module.BaselineError) as exc:
+        print(f"citations: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    parser.print_help()
+    return EXIT_USAGE
+
+
+def _start_folder(paths: list[Path]) -> Path:
+    if not paths:
+        return Path.cwd()
+    folders = [str(p.resolve() if p.is_dir() else p.resolve().parent) for p in paths]
+    return Path(os.path.commonpath(folders))
+
+
+def run_check(args: argparse.Namespace) -> int:
+    from pytest_citations.fix import FileChangedError, fix_file
+    from pytest_citations.reporters import render, statistics
+
+    paths = args.paths or [Path.cwd()]
+    missing = [p for p in paths if not p.exists() and not p.is_symlink()]
+    if missing:
+        print(f"citations: error: no such file or folder: {missing[0]}", file=sys.stderr)
+        return EXIT_USAGE
+    baseline = baseline_module.load(args.baseline) if args.baseline else None
+    engine = Engine.load(_start_folder(paths), args.config, baseline=baseline)
+    if args.select is not None:
+        engine.config.select = args.select
+    if args.ignore is not None:
+        engine.config.ignore = args.ignore
+
+    def fix_and_check(rel, kind):
+        try:
+            return fix_file(engine, rel, kind).diagnostics
+        except FileChangedError as exc:
+            print(f"citations: {exc}", file=sys.stderr)
+            return engine.check_file(rel, kind)
+
+    report = engine.check(paths, args.force_exclude, fix_and_check if args.fix else None)
+
+    if args.write_baseline:
+        args.write_baseline.write_text(baseline_module.dumps(report.diagnostics), encoding="utf-8")
+        print(f"citations: recorded {len(report.diagnostics)} diagnostics in {args.write_baseline}", file=sys.stderr)
+        return EXIT_CLEAN
+
+    output_format = args.format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
+    if args.statistics:
+        text = statistics(report)
+    else:
+        text = render(output_format, report, engine.registry, show_source=not args.no_source)
+    if args.output_file:
+        args.output_file.write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    if report.errors and not args.exit_zero:
+        return EXIT_FINDINGS
+    return EXIT_CLEAN
+
+
+def show_rule(code: str) -> int:
+    _, registry = load_plugins()
+    item = registry.get(code)
+    if item is None:
+        print(f"citations: error: no rule {code!r}; `citations rules` lists them", file=sys.stderr)
+        return EXIT_USAGE
+    sys.stdout.write(rule_markdown(item, level=1))
+    return EXIT_CLEAN
+
+
+def rule_markdown(item, level: int = 2) -> str:
+    """One rule's reference: title, facts, then its documentation with headings shifted."""
+    prefix = "#" * level
+    fixable = "yes (`--fix`)" if item.fixable else "no"
+    body = item.doc.replace("\n## ", f"\n{prefix}# ")
+    if body.startswith("## "):
+        body = f"{prefix}# " + body[3:]
+    facts = f"Kind: `{item.kind or 'core'}` · Severity: {item.severity.value} · Fixable: {fixable}"
+    if item.options:
+        options = ", ".join(f"`{key}` (default `{option.default!r}`)" for key, option in item.options.items())
+        facts += f" · Options: {options}"
+    return f"{prefix} {item.code} {item.name}\n\n{facts}\n\n{body.strip()}\n"
+
+
+def rules_reference() -> str:
+    """The whole of ``docs/rules.md``, generated from the registry."""
+    _, registry = load_plugins()
+    parts = [
+        "# Rules\n\n",
+        "<!-- Generated by `citations rules --format markdown`; a test fails when this file is stale. -->\n\n",
+        "| code | name | kind | severity | fixable | summary |\n|---|---|---|---|---|---|\n",
+    ]
+    for item in registry:
+        anchor = f"{item.code}-{item.name}".lower()
+        parts.append(
+            f"| [{item.code}](#{anchor}) | {item.name} | {item.kind or 'core'} | {item.severity.value} | "
+            f"{'yes' if item.fixable else ''} | {item.summary} |\n"
+        )
+    for item in registry:
+        parts.append("\n" + rule_markdown(item))
+    return "".join(parts)
+
+
+def list_rules(output_format: str) -> int:
+    if output_format == "markdown":
+        sys.stdout.write(rules_reference())
+        return EXIT_CLEAN
+    _, registry = load_plugins()
+    for item in registry:
+        marker = "[*]" if item.fixable else "   "
+        print(f"{item.code} {marker} {item.name:<28} {item.severity.value:<7} {item.summary}")
+    return EXIT_CLEAN
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,98 @@
+"""``--fix``: apply fixes in rounds until none is left, then write the file atomically.
+
+A fix never loses anything it did not mean to change: edits are applied to the decoded text, so
+the BOM, line endings and final newline stay as they were; the file is written through a
+temporary file in the same folder (fsync, original mode, ``os.replace``), and only if its bytes
+on disk are still the ones that were read.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_citations import sources
+from pytest_citations.diagnostics import Diagnostic, Fix
+
+MAX_ROUNDS = 25
+
+
+class FileChangedError(Exception):
+    """The file changed on disk between reading and writing; nothing was written."""
+
+
+@dataclass
+class FixResult:
+    diagnostics: list[Diagnostic]  # what is left after fixing, re-checked on the written text
+    applied: int
+
+
+def _overlaps(a: tuple[int, int, str], b: tuple[int, int, str]) -> bool:
+    return (a[0] < b[1] and b[0] < a[1]) or a[0] == b[0]
+
+
+def apply_fixes(text: str, fixes: list[Fix]) -> tuple[str, int]:
+    """Apply every fix whose edits overlap no edit of a fix taken before it; return the count."""
+    taken: list[tuple[int, int, str]] = []
+    count = 0
+    for fix in sorted(fixes, key=lambda f: min((e.start for e in f.edits), default=0)):
+        spans = [(e.start, e.end, e.text) for e in fix.edits]
+        if not spans:
+            continue
+        if any(_overlaps(span, other) for span in spans for other in taken):
+            continue
+        taken.extend(spans)
+        count += 1
+    for start, end, replacement in sorted(taken, key=lambda span: span[0], reverse=True):
+        text = text[:start] + replacement + text[end:]
+    return text, count
+
+
+def fix_file(engine: Any, rel: str, kind: Any) -> FixResult:
+    """Fix one artifact file in place; returns what is left and how many fixes were applied."""
+    try:
+        source = sources.read_source(engine.config.root, rel, engine.config.max_file_size)
+    except sources.SourceError:
+        return FixResult(engine.check_file(rel, kind), 0)
+    current = source
+    applied = 0
+    diagnostics = engine.check_file(rel, kind, source=current)
+    for _ in range(MAX_ROUNDS):
+        fixes = [d.fix for d in diagnostics if d.fix is not None]
+        if not fixes:
+            break
+        text, count = apply_fixes(current.text, fixes)
+        if count == 0:
+            break
+        applied += count
+        current = sources.with_text(current, text)
+        diagnostics = engine.check_file(rel, kind, source=current)
+    if current.raw != source.raw:
+        write_atomic(source, current.raw)
+    return FixResult(diagnostics, applied)
+
+
+def write_atomic(original: sources.Source, data: bytes) -> None:
+    """Replace ``original``'s file with ``data`` if it still holds the bytes that were read."""
+    target = sources.resolve_inside(original.root, original.rel)
+    try:
+        on_disk = sources.read_bytes(original.root, original.rel, len(original.raw) + 1)
+    except sources.SourceError:
+        on_disk = None
+    if on_disk != original.raw:
+        raise FileChangedError(f"{original.rel} changed while it was being fixed; nothing was written")
+    mode = os.stat(target).st_mode & 0o7777
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, target)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
