@@ -582,7 +582,7 @@ def artifact_path_missing(record: Record, ctx):
     ```
 
     ```markdown title="run/wave-1/p1.md"
-    ## Sources
+    Sources:
     - https://example.com/doc
     ```
 
@@ -593,7 +593,7 @@ def artifact_path_missing(record: Record, ctx):
     ```
 
     ```markdown title="run/wave-1/p1.md"
-    ## Sources
+    Sources:
     - https://example.com/doc
     ```
 

@@ -1,0 +1,30 @@
+"""The rule reference in docs/ is generated from the registry and must not go stale."""
+
+from pytest_citations.cli import main, rules_reference
+from conftest import PROJECT
+
+
+def test_rules_reference_is_current():
+    written = (PROJECT / "docs" / "rules.md").read_text(encoding="utf-8")
+    assert written == rules_reference(), "docs/rules.md is stale: run `citations rules --format markdown > docs/rules.md`"
+
+
+def test_rule_command_prints_one_rule(capsys):
+    assert main(["rule", "U104"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("# U104 normalized-url-mismatch\n")
+    assert "## Why is this bad?" in out
+    assert main(["rule", "duplicate-cid"]) == 0
+    assert capsys.readouterr().out.startswith("# U113 duplicate-cid\n")
+
+
+def test_rule_command_rejects_an_unknown_code(capsys):
+    assert main(["rule", "U999"]) == 2
+    assert "no rule 'U999'" in capsys.readouterr().err
+
+
+def test_rules_command_lists_every_rule(capsys):
+    assert main(["rules"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("C001     unreadable-file")
+    assert any(line.startswith("U104 [*] normalized-url-mismatch") for line in lines)
