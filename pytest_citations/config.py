@@ -6,6 +6,7 @@ nearest folder above the start that holds ``pyproject.toml`` or ``.git``, else t
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +23,7 @@ DEFAULT_EXCLUDE = (
     ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "node_modules", "__pycache__",
     ".mypy_cache", ".pytest_cache", ".ruff_cache", "site-packages", "build", "dist",
 )
+_CODE_OR_PREFIX = re.compile(r"^[A-Z][0-9]{0,3}\Z")
 _TOP_LEVEL = {"exclude", "select", "ignore", "per-file-ignores", "max-file-size", "kinds", "rules"}
 
 
@@ -68,7 +70,7 @@ def _string_list(value: Any, where: str) -> tuple[str, ...]:
 def _codes(value: Any, where: str) -> tuple[str, ...]:
     codes = _string_list(value, where)
     for code in codes:
-        if not code or not code[0].isalpha() or not code[0].isupper() or not code[1:].isdigit() or len(code) > 4:
+        if not _CODE_OR_PREFIX.match(code):
             raise _fail(where, f"{code!r} is not a rule code or code prefix (such as U104 or U1)")
     return codes
 

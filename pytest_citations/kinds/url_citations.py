@@ -118,7 +118,7 @@ class UrlCitations:
     include = ("**/citations/citations.jsonl",)
     sniff_include = ("**/*.jsonl",)
     options = {
-        "url-profile": Option(str, "spec", f"URL normalization profile: one of {', '.join(PROFILES)}"),
+        "url-profile": Option(str, "spec", "URL normalization profile", choices=PROFILES),
     }
 
     def sniff(self, head: str) -> bool:

@@ -1,0 +1,72 @@
+"""Other packages add kinds and rules through the ``pytest_citations`` entry-point group."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import TESTS
+from pytest_citations.cli import main
+from pytest_citations.engine import Engine, load_plugins
+from pytest_citations.hookspecs import plugin_manager
+
+
+@pytest.fixture
+def installed_plugin(tmp_path, monkeypatch):
+    """Install tests/citations_testplugin.py as a distribution with an entry point."""
+    site = tmp_path / "site"
+    info = site / "citations_testplugin-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: citations-testplugin\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[pytest_citations]\nnotes = citations_testplugin\n")
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.syspath_prepend(str(TESTS))
+    return site
+
+
+@pytest.fixture
+def repo(tmp_path):
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "pyproject.toml").write_text("[tool.citations]\n")
+    return root
+
+
+def test_entry_point_adds_a_kind_and_its_rules(installed_plugin):
+    kinds, registry = load_plugins(plugin_manager())
+    assert "notes" in [kind.name for kind in kinds]
+    assert registry.get("X901").name == "uncited-todo"
+
+
+def test_plugin_rule_reports_and_suppressions_apply(installed_plugin, repo):
+    (repo / "a.notes.md").write_text(
+        "Batteries got cheaper. TODO-CITE\n"
+        "<!-- citations: disable-next-line X901 -- tracked in issue 12 -->\n"
+        "Prices fell further. TODO-CITE\n"
+        "<!-- citations: disable-next-line X901, U104 -->\n"
+        "A cited line [1].\n"
+    )
+    report = Engine.load(repo).check([repo])
+    assert [(d.line, d.col, d.code, d.message) for d in report.diagnostics] == [
+        (1, 24, "X901", "claim marked TODO-CITE has no citation"),
+        (4, 1, "C007", "suppression of U104 is unused: no U104 diagnostic on this line"),
+        (4, 1, "C007", "suppression of X901 is unused: no X901 diagnostic on this line"),
+    ]
+
+
+def test_disable_file_suppresses_a_whole_file(installed_plugin, repo):
+    (repo / "a.notes.md").write_text("<!-- citations: disable-file X9 -->\nTODO-CITE\nmore TODO-CITE\n")
+    assert Engine.load(repo).check([repo]).diagnostics == []
+
+
+def test_a_crashing_rule_is_contained_and_named(installed_plugin, repo):
+    (repo / "a.notes.md").write_text("CRASH\nTODO-CITE\nCRASH\n")
+    report = Engine.load(repo).check([repo])
+    assert [(d.line, d.code, d.message) for d in report.diagnostics] == [
+        (1, "C006", "internal error in rule X902 (crashes-on-crash): ZeroDivisionError: division by zero"),
+        (2, "X901", "claim marked TODO-CITE has no citation"),
+    ]
+
+
+def test_plugin_rule_is_documented_by_the_cli(installed_plugin, capsys):
+    assert main(["rule", "X901"]) == 0
+    assert capsys.readouterr().out.startswith("# X901 uncited-todo\n")
