@@ -116,7 +116,11 @@ class CitationsItem(pytest.Item):
         if isinstance(excinfo.value, CitationsFailure):
             from pytest_citations.reporters.text import format_diagnostic
 
-            return "\n".join(format_diagnostic(d, show_source=True) for d in excinfo.value.diagnostics)
+            lines: list[str] = []
+            for diagnostic in excinfo.value.diagnostics:
+                text = format_diagnostic(diagnostic, show_source=True)
+                lines.extend([text] if isinstance(text, str) else text)
+            return "\n".join(lines)
         return super().repr_failure(excinfo, style)
 
     def reportinfo(self):

@@ -1,0 +1,436 @@
+"""``pytest --citations``: the pytest front end (pytest_citations/plugin.py), driven through pytester.
+
+Each test builds a small repository in ``pytester.path``: one or more runs, each a
+``<run>/citations/citations.jsonl`` holding a good record and, for a bad file, a second record whose
+``cid`` is the hash of another URL (one U105 diagnostic on line 2).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from pytest_citations.engine import Engine
+from pytest_citations.reporters._common import format_diagnostic
+from pytest_citations.urls import cid_for, normalize_url
+
+pytest.importorskip("xdist")
+
+EXAMPLE_REPO = Path(__file__).resolve().parent.parent / "fixtures" / "example-repo"
+NO_TRACEBACK = ("Traceback", "def runtest", "raise CitationsFailure", "CitationsFailure:", "plugin.py")
+
+
+def record(url_original: str, cid: str | None = None, status: str = "valid") -> str:
+    """One ``citation.v1`` line; ``cid`` overrides the correct one."""
+    normalized = normalize_url(url_original)
+    return json.dumps(
+        {
+            "schema_version": "citation.v1",
+            "normalized_url": normalized,
+            "cid": cid or cid_for(normalized),
+            "url": normalized,
+            "url_original": url_original,
+            "status": status,
+            "checked_at": "2026-02-13T12:35:00Z",
+            "found_by": [],
+            "notes": "ok",
+        }
+    )
+
+
+class Run:
+    """A citations file written under ``base/name/citations/``, and what the plugin should say."""
+
+    def __init__(self, base: Path, name: str, bad: bool = False, status: str = "valid", shown: str | None = None):
+        self.rel = f"{name}/citations/citations.jsonl"
+        self.shown = shown or self.rel  # how the plugin prints the path
+        self.nodeid = f"{self.rel}::citations"
+        self.lines = [record(f"https://Example.com/{name}/good?utm_source=x")]
+        if bad:
+            url = f"https://example.com/{name}/bad"
+            self.lines.append(record(url, cid=cid_for("https://example.com/other")))
+        if status != "valid":
+            self.lines.append(record(f"https://example.com/{name}/status", status=status))
+        path = base / self.rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("\n".join(self.lines) + "\n", encoding="utf-8")
+
+    @property
+    def bad_col(self) -> int:
+        return self.lines[1].index('"cid_') + 1
+
+    @property
+    def pattern(self) -> str:
+        return glob_escape(self.diagnostic)
+
+    @property
+    def diagnostic(self) -> str:
+        """The exact U105 line for the bad record on line 2."""
+        normalized = json.loads(self.lines[1])["normalized_url"]
+        expected = cid_for(normalized)
+        return (
+            f"{self.shown}:2:{self.bad_col}: U105 [*] cid is not the SHA-256 of normalized_url {normalized!r};"
+            f" expected {expected}"
+        )
+
+
+def assert_no_traceback(result: pytest.RunResult) -> None:
+    output = result.stdout.str() + result.stderr.str()
+    for text in NO_TRACEBACK:
+        assert text not in output, f"{text!r} in output:\n{output}"
+
+
+def glob_escape(text: str) -> str:
+    """``text`` as an fnmatch pattern that matches only itself."""
+    return "".join(f"[{c}]" if c in "[]*?" else c for c in text)
+
+
+def assert_source_line_with_caret(result: pytest.RunResult, run: Run) -> None:
+    """The offending line (or a cut of it, marked with ellipses) follows its diagnostic, with a
+    caret under the column."""
+    lines = result.stdout.lines
+    index = lines.index(run.diagnostic)
+    source, caret = lines[index + 1], lines[index + 2]
+    body = source.lstrip(" ")
+    indent = len(source) - len(body)
+    assert indent > 0, source
+    prefix = "\u2026" if body.startswith("\u2026") else ""
+    cut = body[len(prefix):].rstrip("\u2026")
+    assert len(cut) >= 40 and cut in run.lines[1], source
+    assert caret.strip() == "^", caret
+    assert caret.index("^") - indent - len(prefix) + run.lines[1].index(cut) == run.bad_col - 1
+
+
+@pytest.fixture
+def repo(pytester: pytest.Pytester) -> dict[str, Run]:
+    """Runs ``alpha`` (bad), ``beta`` (good), ``gamma`` (bad) and an ordinary passing test file."""
+    pytester.makepyprojecttoml("[tool.citations]\n")
+    pytester.makepyfile(test_ordinary="def test_ordinary():\n    pass\n")
+    return {
+        "alpha": Run(pytester.path, "alpha", bad=True),
+        "beta": Run(pytester.path, "beta"),
+        "gamma": Run(pytester.path, "gamma", bad=True),
+    }
+
+
+# -- opt-in and items ----------------------------------------------------------------------------
+
+
+def test_without_flag_nothing_is_collected_from_artifacts(pytester: pytest.Pytester, repo) -> None:
+    result = pytester.runpytest_inprocess("--collect-only", "-q")
+    assert result.ret == pytest.ExitCode.OK
+    assert "citations.jsonl" not in result.stdout.str()
+    result.stdout.fnmatch_lines(["test_ordinary.py::test_ordinary", "1 test collected*"])
+
+    result = pytester.runpytest_inprocess()
+    result.assert_outcomes(passed=1)
+
+    # Only artifacts there: nothing at all is collected.
+    (pytester.path / "test_ordinary.py").unlink()
+    result = pytester.runpytest_inprocess()
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+
+
+def test_each_artifact_file_is_one_item(pytester: pytest.Pytester, repo) -> None:
+    result = pytester.runpytest_inprocess("--citations", "--collect-only", "-q")
+    result.stdout.fnmatch_lines(
+        [
+            repo["alpha"].nodeid,
+            repo["beta"].nodeid,
+            repo["gamma"].nodeid,
+            "test_ordinary.py::test_ordinary",
+            "4 tests collected*",
+        ]
+    )
+    result = pytester.runpytest_inprocess("--citations")
+    result.assert_outcomes(passed=2, failed=2)
+    # The items carry the ``citations`` marker.
+    result = pytester.runpytest_inprocess("--citations", "-m", "citations")
+    result.assert_outcomes(passed=1, failed=2, deselected=1)
+
+
+def test_explicit_path_argument(pytester: pytest.Pytester, repo) -> None:
+    result = pytester.runpytest_inprocess("--citations", "beta", "gamma/citations/citations.jsonl", "-v")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines([f"{repo['beta'].nodeid} PASSED*", f"{repo['gamma'].nodeid} FAILED*"])
+
+
+# -- failures ------------------------------------------------------------------------------------
+
+
+def test_failure_shows_diagnostics_and_source_not_a_traceback(pytester: pytest.Pytester, repo) -> None:
+    alpha = repo["alpha"]
+    result = pytester.runpytest_inprocess("--citations", "alpha", "beta")
+    result.assert_outcomes(passed=1, failed=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        [
+            "*= FAILURES =*",
+            f"*_ {alpha.rel}::citations _*",
+            alpha.pattern,
+            "*short test summary info*",
+            f"FAILED {alpha.nodeid}*",
+        ]
+    )
+    assert_source_line_with_caret(result, alpha)
+    assert_no_traceback(result)
+    # Long tracebacks and full traces change nothing: there is no Python traceback to show.
+    result = pytester.runpytest_inprocess("--citations", "alpha", "--tb=long", "--full-trace")
+    result.stdout.fnmatch_lines([alpha.pattern])
+    assert_no_traceback(result)
+
+
+def test_every_error_of_a_file_is_listed(pytester: pytest.Pytester) -> None:
+    pytester.makepyprojecttoml("[tool.citations]\n")
+    run = Run(pytester.path, "delta", bad=True, status="ok")
+    col = run.lines[2].index('"ok"') + 1
+    result = pytester.runpytest_inprocess("--citations")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            run.pattern,
+            f"{run.rel}:3:{col}: U107 status 'ok' is not one of valid, invalid, mismatch, paywalled, blocked",
+        ]
+    )
+
+
+def test_report_location_points_at_first_diagnostic(pytester: pytest.Pytester, repo) -> None:
+    collected = pytester.inline_genitems("--citations", "alpha", "beta")[0]
+    by_id = {item.nodeid: item for item in collected}
+    path, line, domain = by_id[repo["alpha"].nodeid].reportinfo()
+    assert (Path(path), line, domain) == (pytester.path / repo["alpha"].rel, 1, repo["alpha"].nodeid)
+    path, line, domain = by_id[repo["beta"].nodeid].reportinfo()
+    assert line == 0
+
+    recorder = pytester.inline_run("--citations", "alpha", "beta", f"--junitxml={pytester.path / 'out.xml'}")
+    reports = recorder.getreports("pytest_runtest_logreport")
+    locations = {(r.nodeid, r.when): r.location for r in reports}
+    for when in ("setup", "call", "teardown"):
+        assert locations[(repo["alpha"].nodeid, when)] == (repo["alpha"].rel, 1, repo["alpha"].nodeid)
+        assert locations[(repo["beta"].nodeid, when)] == (repo["beta"].rel, 0, repo["beta"].nodeid)
+    cases = {case.get("classname"): case for case in ET.parse(pytester.path / "out.xml").iter("testcase")}
+    assert cases["alpha.citations.citations.jsonl"].get("line") == "1"
+
+
+# -- pytest options ------------------------------------------------------------------------------
+
+
+def test_without_cacheprovider(pytester: pytest.Pytester, repo) -> None:
+    result = pytester.runpytest_inprocess("--citations", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2, failed=2)
+    result.stdout.fnmatch_lines([repo["alpha"].pattern, repo["gamma"].pattern])
+    assert not (pytester.path / ".pytest_cache").exists()
+
+
+def test_exitfirst_stops_after_first_failing_file(pytester: pytest.Pytester, repo) -> None:
+    result = pytester.runpytest_inprocess("--citations", "-x")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([repo["alpha"].pattern, "*stopping after 1 failures*"])
+    assert repo["gamma"].rel not in result.stdout.str()
+
+
+def test_last_failed_reruns_only_failing_files(pytester: pytest.Pytester, repo) -> None:
+    result = pytester.runpytest_inprocess("--citations")
+    result.assert_outcomes(passed=2, failed=2)
+
+    result = pytester.runpytest_inprocess("--citations", "--lf", "-v")
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(["run-last-failure: rerun previous 2 failures*"])
+    assert repo["beta"].nodeid not in result.stdout.str()
+    assert "test_ordinary" not in result.stdout.str()
+
+    # Mend alpha: the next --lf run passes it, then only gamma is left.
+    Run(pytester.path, "alpha")
+    result = pytester.runpytest_inprocess("--citations", "--lf")
+    result.assert_outcomes(passed=1, failed=1)
+    result = pytester.runpytest_inprocess("--citations", "--lf", "-v")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([f"{repo['gamma'].nodeid} FAILED*"])
+
+
+def test_keyword_selects_by_path(pytester: pytest.Pytester, repo) -> None:
+    result = pytester.runpytest_inprocess("--citations", "-k", "gamma", "-v")
+    result.assert_outcomes(failed=1, deselected=3)
+    result.stdout.fnmatch_lines([f"{repo['gamma'].nodeid} FAILED*"])
+
+    result = pytester.runpytest_inprocess("--citations", "-k", "citations and not alpha")
+    result.assert_outcomes(passed=1, failed=1, deselected=2)
+
+
+def test_junitxml_has_a_testcase_per_file(pytester: pytest.Pytester, repo) -> None:
+    out = pytester.path / "junit.xml"
+    result = pytester.runpytest_inprocess("--citations", "alpha", "beta", f"--junitxml={out}")
+    result.assert_outcomes(passed=1, failed=1)
+    suite = ET.parse(out).getroot().find("testsuite")
+    assert suite is not None
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("2", "1", "0")
+    cases = {(case.get("classname"), case.get("name")): case for case in suite.iter("testcase")}
+    assert set(cases) == {("alpha.citations.citations.jsonl", "citations"), ("beta.citations.citations.jsonl", "citations")}
+    good = cases[("beta.citations.citations.jsonl", "citations")]
+    assert list(good) == []
+    bad = cases[("alpha.citations.citations.jsonl", "citations")]
+    failures = bad.findall("failure")
+    assert len(failures) == 1
+    assert repo["alpha"].diagnostic in failures[0].get("message")
+    assert repo["alpha"].diagnostic in failures[0].text
+    assert "Traceback" not in failures[0].text
+
+
+WARNING_CONFTEST = '''
+import dataclasses
+
+from pytest_citations import engine
+from pytest_citations.diagnostics import Severity
+from pytest_citations.rules import RuleRegistry
+
+_original = engine.load_plugins
+
+
+def _u107_is_a_warning(manager=None):
+    kinds, registry = _original(manager)
+    return kinds, RuleRegistry(
+        dataclasses.replace(r, severity=Severity.WARNING) if r.code == "U107" else r for r in registry
+    )
+
+
+# At import, so that it is in place before any engine is loaded (in xdist workers too).
+engine.load_plugins = _u107_is_a_warning
+
+
+def pytest_unconfigure(config):
+    engine.load_plugins = _original
+'''
+
+
+@pytest.fixture
+def warning_repo(pytester: pytest.Pytester) -> dict[str, Run]:
+    """U107 (unknown status) is made a warning through a conftest: no built-in rule is one yet."""
+    pytester.makepyprojecttoml("[tool.citations]\n")
+    pytester.makeconftest(WARNING_CONFTEST)
+    return {
+        "alpha": Run(pytester.path, "alpha", bad=True),
+        "beta": Run(pytester.path, "beta"),
+        "omega": Run(pytester.path, "omega", status="ok"),
+    }
+
+
+def warning_line(run: Run) -> str:
+    col = run.lines[1].index('"ok"') + 1
+    return f"{run.shown}:2:{col}: U107 status 'ok' is not one of valid, invalid, mismatch, paywalled, blocked"
+
+
+def test_warnings_pass_and_are_listed_in_the_warnings_summary(pytester: pytest.Pytester, warning_repo) -> None:
+    omega = warning_repo["omega"]
+    result = pytester.runpytest_inprocess("--citations")
+    result.assert_outcomes(passed=2, failed=1, warnings=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*= warnings summary =*",
+            omega.nodeid,
+            f"*CitationsWarning: {warning_line(omega)}",
+        ]
+    )
+    summary = result.stdout.str().split("warnings summary", 1)[1]
+    assert "warnings.warn" not in summary, "the summary shows the plugin's code, not the artifact"
+    assert_no_traceback(result)
+
+    # A file with only warnings passes on its own, with exit status 0.
+    result = pytester.runpytest_inprocess("--citations", "omega")
+    result.assert_outcomes(passed=1, warnings=1)
+    assert result.ret == pytest.ExitCode.OK
+
+
+def test_xdist_gives_the_same_outcomes_as_serial(pytester: pytest.Pytester, warning_repo) -> None:
+    serial = pytester.runpytest_inprocess("--citations")
+    parallel = pytester.runpytest_subprocess("--citations", "-n", "2")
+    assert parallel.parseoutcomes() == serial.parseoutcomes() == {"passed": 2, "failed": 1, "warnings": 1}
+    assert parallel.ret == serial.ret == pytest.ExitCode.TESTS_FAILED
+    parallel.stdout.fnmatch_lines(
+        [
+            warning_repo["alpha"].pattern,
+            "*= warnings summary =*",
+            f"*CitationsWarning: {warning_line(warning_repo['omega'])}",
+        ]
+    )
+    assert_no_traceback(parallel)
+
+
+# -- settings ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("where", [".", "nested"])
+def test_unknown_setting_is_a_usage_error(pytester: pytest.Pytester, where: str) -> None:
+    pytester.makepyfile(test_ordinary="def test_ordinary():\n    pass\n")
+    pytester.makepyprojecttoml("[tool.citations]\n")
+    folder = pytester.path / where
+    folder.mkdir(exist_ok=True)
+    (folder / "pyproject.toml").write_text("[tool.citations]\nbogus = 1\n", encoding="utf-8")
+    Run(folder, "alpha", bad=True)
+    result = pytester.runpytest_inprocess("--citations")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: citations: *pyproject.toml: unknown setting 'bogus' in *tool.citations*"])
+    assert_no_traceback(result)
+    # Without the flag the settings are never read.
+    result = pytester.runpytest_inprocess()
+    result.assert_outcomes(passed=1)
+
+
+def test_unknown_setting_is_a_usage_error_under_xdist(pytester: pytest.Pytester) -> None:
+    pytester.makepyprojecttoml("[tool.citations]\nbogus = 1\n")
+    Run(pytester.path, "alpha", bad=True)
+    result = pytester.runpytest_subprocess("--citations", "-n", "2")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: citations: *unknown setting 'bogus'*"])
+    assert_no_traceback(result)
+
+
+def test_settings_are_found_per_file(pytester: pytest.Pytester) -> None:
+    """The nearest ``[tool.citations]`` above a file is its repository: its settings, its root."""
+    pytester.makepyprojecttoml('[tool.citations]\nignore = ["U105"]\n')
+    outer = Run(pytester.path, "outer", bad=True)
+    inner_root = pytester.path / "inner"
+    inner_root.mkdir()
+    (inner_root / "pyproject.toml").write_text("[tool.citations]\n", encoding="utf-8")
+    inner = Run(inner_root, "run", bad=True)
+    # A pyproject.toml without [tool.citations] does not start a repository.
+    plain = pytester.path / "plain"
+    plain.mkdir()
+    (plain / "pyproject.toml").write_text("[project]\nname = 'x'\n", encoding="utf-8")
+    ignored = Run(plain, "run", bad=True)
+
+    result = pytester.runpytest_inprocess("--citations", "-v")
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            f"inner/{inner.nodeid} FAILED*",
+            f"{outer.nodeid} PASSED*",
+            f"plain/{ignored.nodeid} PASSED*",
+        ]
+    )
+    # Shown as pytest shows paths, so it names this file and no other.
+    inner.shown = f"inner/{inner.rel}"
+    result.stdout.fnmatch_lines([inner.pattern])
+
+
+def test_example_repository(pytester: pytest.Pytester) -> None:
+    repo = pytester.path / "example-repo"
+    shutil.copytree(EXAMPLE_REPO, repo)
+    expected = Engine.load(repo).check([repo]).diagnostics
+    assert expected, "the example repository is meant to have findings"
+    files = sorted({d.path for d in expected})
+
+    result = pytester.runpytest_inprocess("--citations", "example-repo", "-p", "no:cacheprovider")
+    result.assert_outcomes(failed=len(files))
+    result.stdout.fnmatch_lines([f"FAILED example-repo/{path}::citations" for path in files], consecutive=False)
+    # Every finding of ``citations check``, as the text reporter writes it (source and caret too),
+    # with the path as pytest shows it.
+    blocks = [format_diagnostic(dataclasses.replace(d, path=f"example-repo/{d.path}")) for d in expected]
+    output = result.stdout.str()
+    for block in blocks:
+        assert "\n".join(block) in output, block
+    assert_no_traceback(result)
