@@ -9,13 +9,14 @@ def summary(report) -> str:
     """``Found N errors and M warnings in K files (F fixable with --fix).`` or all passed.
 
     K counts the files that have a diagnostic; the all-passed line counts the files checked.
-    The fixable part is left out when nothing can be fixed.
+    A count of zero errors or warnings, and the fixable part when nothing can be fixed, are left out.
     """
     if not report.diagnostics:
         return f"All checks passed: {plural(len(report.files), 'file')} checked."
     errors, warnings, fixable = counts(report.diagnostics)
     files = len({d.path for d in report.diagnostics})
-    line = f"Found {plural(errors, 'error')} and {plural(warnings, 'warning')} in {plural(files, 'file')}"
+    found = " and ".join(plural(n, noun) for n, noun in ((errors, "error"), (warnings, "warning")) if n)
+    line = f"Found {found} in {plural(files, 'file')}"
     if fixable:
         line += f" ({fixable} fixable with --fix)"
     return line + "."

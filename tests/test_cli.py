@@ -1,0 +1,146 @@
+"""`citations check`: exit codes, formats, selection, fixing, baselines, and the pre-commit hook."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import shutil
+import subprocess
+import sys
+
+import pytest
+from ruamel.yaml import YAML
+
+from conftest import PROJECT
+from pytest_citations.cli import main
+
+EXAMPLE = PROJECT / "fixtures" / "example-repo"
+EV = "research-runs/2026-01-30-ev-market/citations/citations.jsonl"
+SOLID = "research-runs/2026-02-13-solid-state-batteries/citations/citations.jsonl"
+
+
+@pytest.fixture
+def repo(tmp_path):
+    target = tmp_path / "example-repo"
+    shutil.copytree(EXAMPLE, target)
+    return target
+
+
+def _json(capsys, *args):
+    code = main(["check", *map(str, args), "--format", "json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_exit_codes(repo, capsys, tmp_path):
+    assert main(["check", str(repo)]) == 1
+    assert main(["check", str(repo), "--exit-zero"]) == 0
+    clean = tmp_path / "clean"
+    clean.mkdir()
+    assert main(["check", str(clean)]) == 0
+    assert "All checks passed: 0 files checked." in capsys.readouterr().out
+    assert main(["check", str(tmp_path / "missing")]) == 2
+    assert "no such file or folder" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as usage:
+        main(["check", "--format", "xml"])
+    assert usage.value.code == 2
+
+
+def test_text_output_names_file_line_column_code(repo, capsys, monkeypatch):
+    monkeypatch.chdir(repo)
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    main(["check", "--no-source"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith(f"{EV}:2:53: U104 [*] normalized_url 'https://ev-volumes.com/' is not")
+    assert lines[-1] == "Found 14 errors in 2 files (4 fixable with --fix)."
+
+
+def test_github_format_is_chosen_under_github_actions(repo, capsys, monkeypatch):
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    main(["check", str(repo / SOLID)])
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith(f"::error file={SOLID},line=1,col=53,title=U104 normalized-url-mismatch::normalized_url")
+
+
+def test_output_file(repo, tmp_path, capsys):
+    target = tmp_path / "report.sarif"
+    assert main(["check", str(repo), "--format", "sarif", "--output-file", str(target)]) == 1
+    assert capsys.readouterr().out == ""
+    assert json.loads(target.read_text())["version"] == "2.1.0"
+
+
+def test_select_and_ignore_replace_the_settings(repo, capsys):
+    _, data = _json(capsys, repo, "--select", "U104,U105")
+    assert {d["code"] for d in data["diagnostics"]} == {"U104", "U105"}
+    _, data = _json(capsys, repo, "--ignore", "U1")
+    assert data["diagnostics"] == []
+
+
+def test_statistics(repo, capsys):
+    main(["check", str(repo), "--statistics"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["2", "U104", "[*]", "normalized-url-mismatch"]
+    assert len(lines) == 13
+
+
+def test_force_exclude_honours_excludes_for_named_files(repo, capsys):
+    (repo / "pyproject.toml").write_text("[tool.citations]\nexclude = ['research-runs/2026-01-30-*']\n")
+    _, data = _json(capsys, repo / EV)
+    assert data["files_checked"] == 1  # a named file is checked...
+    _, data = _json(capsys, repo / EV, "--force-exclude")
+    assert data["files_checked"] == 0  # ...unless excludes are forced
+    _, data = _json(capsys, repo)
+    assert {d["path"] for d in data["diagnostics"]} == {SOLID}  # and a folder walk never enters it
+
+
+def test_per_file_ignores(repo, capsys):
+    (repo / "pyproject.toml").write_text("[tool.citations.per-file-ignores]\n'**/2026-02-13-*/**' = ['U1']\n")
+    _, data = _json(capsys, repo)
+    assert {d["path"] for d in data["diagnostics"]} == {EV}
+
+
+def test_fix_then_report_what_is_left(repo, capsys):
+    code, data = _json(capsys, repo, "--fix")
+    assert code == 1
+    assert {d["code"] for d in data["diagnostics"]} == {"U101", "U102", "U103", "U107", "U108", "U109", "U110", "U111", "U112"}
+    _, again = _json(capsys, repo, "--fix")
+    assert again == data
+
+
+def test_baseline_reports_only_new_findings(repo, tmp_path, capsys):
+    baseline = tmp_path / "baseline.json"
+    assert main(["check", str(repo), "--write-baseline", str(baseline)]) == 0
+    assert "recorded 14 diagnostics" in capsys.readouterr().err
+    assert main(["check", str(repo), "--baseline", str(baseline)]) == 0
+    capsys.readouterr()
+    with (repo / SOLID).open("a") as stream:
+        stream.write('{"not": "a record"}\n')
+    code, data = _json(capsys, repo, "--baseline", baseline)
+    assert code == 1
+    assert [(d["line"], d["code"]) for d in data["diagnostics"]] == [(13, "U102")]
+
+
+def test_a_broken_baseline_is_a_usage_error(repo, tmp_path, capsys):
+    (tmp_path / "b.json").write_text("{}")
+    assert main(["check", str(repo), "--baseline", str(tmp_path / "b.json")]) == 2
+    assert "not a baseline" in capsys.readouterr().err
+
+
+def test_python_dash_m_is_the_same_program(repo):
+    result = subprocess.run([sys.executable, "-m", "pytest_citations", "check", str(repo), "--statistics"], capture_output=True, text=True)
+    assert result.returncode == 1
+    assert result.stdout.splitlines()[0].split()[:2] == ["2", "U104"]
+
+
+def test_pre_commit_hook_entry_on_the_example(repo):
+    (hook,) = YAML(typ="safe").load((PROJECT / ".pre-commit-hooks.yaml").read_text())
+    assert hook["id"] == "citations" and hook["language"] == "python" and hook["require_serial"] is True
+    import re
+
+    pattern = re.compile(hook["files"])
+    files = sorted(str(p.relative_to(repo)) for p in repo.rglob("*") if p.is_file() and pattern.search(p.name))
+    assert EV in files and SOLID in files and "research-runs/2026-01-30-ev-market/wave-1/p1.md" in files
+    command = shlex.split(hook["entry"])
+    assert command[0] == "citations"
+    result = subprocess.run([sys.executable, "-m", "pytest_citations", *command[1:], *files], cwd=repo, capture_output=True, text=True)
+    assert result.returncode == 1, result.stderr
+    assert f"{SOLID}:8:114: U113" in result.stdout
