@@ -115,7 +115,7 @@ def test_text_all_passed(registry):
 def test_text_summary_without_fixes_or_warnings(registry):
     report = Report([UNUSED], FILES)
     assert reporters.render("text", report, registry).splitlines()[-1] == (
-        "Found 1 error and 0 warnings in 1 file."
+        "Found 1 error in 1 file."
     )
 
 
