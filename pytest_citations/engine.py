@@ -218,7 +218,7 @@ class Engine:
                     except Exception as exc:  # a rule's bug must not stop the run
                         broken.add(item)
                         message = f"internal error in rule {item.code} ({item.name}): {type(exc).__name__}: {exc}"
-                        diagnostic = self._diagnostic("C006", Finding(message, getattr(unit, "line", 1)), ctx.rel)
+                        diagnostic = self._diagnostic("C006", Finding(message, unit.line), ctx.rel)
                         if diagnostic:
                             yield diagnostic
         except sources.SourceError as error:

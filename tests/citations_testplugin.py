@@ -4,9 +4,17 @@
 it raises on a line that says ``CRASH``, so the tests can prove a bad rule is contained.
 """
 
+from dataclasses import dataclass
+
 from pytest_citations.hookspecs import hookimpl
 from pytest_citations.rules import Finding, rule
 from pytest_citations.suppressions import markdown_directives
+
+
+@dataclass(frozen=True)
+class NoteLine:
+    line: int
+    text: str
 
 
 class NotesKind:
@@ -22,7 +30,7 @@ class NotesKind:
     def units(self, ctx):
         ctx.directives = markdown_directives(ctx.full_text())
         for line in ctx.lines():
-            yield line
+            yield NoteLine(line.number, line.text)
 
 
 @rule("X901", "uncited-todo", kind="notes")
@@ -53,7 +61,7 @@ def uncited_todo(line, ctx):
     """
     column = line.text.find("TODO-CITE")
     if column != -1:
-        yield Finding("claim marked TODO-CITE has no citation", line.number, column + 1, context=line.text)
+        yield Finding("claim marked TODO-CITE has no citation", line.line, column + 1, context=line.text)
 
 
 @rule("X902", "crashes-on-crash", kind="notes")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import TESTS
+from conftest import PROJECT, TESTS
 from pytest_citations.cli import main
 from pytest_citations.engine import Engine, load_plugins
 from pytest_citations.hookspecs import plugin_manager
@@ -70,3 +70,13 @@ def test_a_crashing_rule_is_contained_and_named(installed_plugin, repo):
 def test_plugin_rule_is_documented_by_the_cli(installed_plugin, capsys):
     assert main(["rule", "X901"]) == 0
     assert capsys.readouterr().out.startswith("# X901 uncited-todo\n")
+
+
+def test_notes_fixture_shows_suppression_unused_suppression_and_a_contained_crash(installed_plugin):
+    root = PROJECT / "fixtures" / "plugin-notes-repo"
+    report = Engine.load(root).check([root])
+    assert [(d.line, d.col, d.code, d.message) for d in report.diagnostics] == [
+        (4, 50, "X901", "claim marked TODO-CITE has no citation"),
+        (7, 1, "C007", "suppression of X901 is unused: no X901 diagnostic on this line"),
+        (9, 1, "C006", "internal error in rule X902 (crashes-on-crash): ZeroDivisionError: division by zero"),
+    ]

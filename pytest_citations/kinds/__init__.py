@@ -8,7 +8,9 @@ A kind is an object with:
   ``head`` is the first few KiB of the file as text;
 - ``options``: kind-level settings (``dict[str, rules.Option]``);
 - ``units(ctx)``: parse the file behind ``ctx`` and yield units for the record-scope rules, or
-  :class:`Reported` findings for parse problems (which name the rule that reports them).
+  :class:`Reported` findings for parse problems (which name the rule that reports them). A unit
+  carries a 1-based ``line``, where a rule that crashes on it is reported (C006). A kind that reads
+  Markdown sets ``ctx.directives`` from :func:`pytest_citations.suppressions.markdown_directives`.
 
 Built-in kinds are one module each in this package, found by scanning it; each exposes ``KIND``.
 """
