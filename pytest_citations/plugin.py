@@ -2,11 +2,18 @@
 
 Nothing changes without the flag. Errors fail the item and are shown as ``path:line:col: CODE
 message`` with the offending line, never a traceback; warnings pass and are reported through
-pytest's warnings summary (which also carries them back from xdist workers).
+pytest's warnings summary (which also carries them back from xdist workers). ``-W
+error::pytest_citations.plugin.CitationsWarning`` makes warnings fail the item like errors.
+
+Paths in the output are shown as pytest shows paths in tracebacks: relative to the directory
+pytest was started in. (``citations check`` shows them relative to the repository root, which is
+the same thing when both run from the root; in pytest mode one session may span several roots.)
 """
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import warnings
 from pathlib import Path
 
@@ -38,7 +45,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "citations: a citation artifact check (pytest-citations)")
     if config.getoption("citations"):
-        config.pluginmanager.register(CitationsCollector(config), "citations-collector")
+        collector = CitationsCollector(config)
+        # Settings that govern the paths pytest was given are read now, so that a bad setting is
+        # a usage error before any collection (and before xdist starts workers).
+        collector.load_settings_for(config.args)
+        config.pluginmanager.register(collector, "citations-collector")
+
+
+def _real_folder(path: Path) -> Path:
+    """``path`` with its folders' symlinks resolved (the repository root always is) but not the
+    file itself, so that a file reached through a symlinked folder is still inside its root."""
+    return Path(os.path.realpath(path))
 
 
 class CitationsCollector:
@@ -59,13 +76,23 @@ class CitationsCollector:
                 raise pytest.UsageError(str(exc)) from None
         self._roots: dict[Path, Path] = {}
         self._engines: dict[Path, Engine] = {}
+        self._errors: list[str] = []
+
+    def load_settings_for(self, args) -> None:
+        base = self.config.invocation_params.dir
+        for arg in args:
+            path = base / str(arg).split("::", 1)[0]
+            self.engine_for(path if path.is_dir() else path.parent)
 
     def engine_for(self, folder: Path) -> Engine:
         if self.config_file is not None:
             key = self.config_file
         else:
             if folder not in self._roots:
-                self._roots[folder] = find_settings(folder)[0]
+                try:
+                    self._roots[folder] = find_settings(folder)[0]
+                except ConfigError as exc:  # an unreadable pyproject.toml
+                    raise pytest.UsageError(f"citations: {exc}") from None
             key = self._roots[folder]
         if key not in self._engines:
             try:
@@ -75,14 +102,27 @@ class CitationsCollector:
         return self._engines[key]
 
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector):
-        engine = self.engine_for(file_path.parent)
-        rel = engine.relative(file_path)
+        folder = _real_folder(file_path.parent)
+        try:
+            engine = self.engine_for(folder)
+        except pytest.UsageError as exc:
+            # Raised here it would become a collection error with a traceback: keep it for
+            # pytest_collection_modifyitems, which ends the session with a usage error.
+            if str(exc) not in self._errors:
+                self._errors.append(str(exc))
+            return None
+        rel = engine.relative(folder / file_path.name)
         if rel is None or engine.is_excluded(rel):
             return None
         kind = engine.kind_for(rel)
         if kind is None:
             return None
         return CitationsFile.from_parent(parent, path=file_path, engine=engine, kind=kind, rel=rel)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection_modifyitems(self) -> None:
+        if self._errors:
+            raise pytest.UsageError(*self._errors)
 
 
 class CitationsFile(pytest.File):
@@ -91,6 +131,14 @@ class CitationsFile(pytest.File):
         self.engine = engine
         self.kind = kind
         self.rel = rel
+
+    @property
+    def shown_path(self) -> str:
+        """The file's path as pytest shows paths: relative to where pytest was started."""
+        try:
+            return Path(os.path.relpath(self.path, self.config.invocation_params.dir)).as_posix()
+        except ValueError:  # another drive
+            return self.path.as_posix()
 
     def collect(self):
         yield CitationsItem.from_parent(self, name=ITEM_NAME)
@@ -102,15 +150,33 @@ class CitationsItem(pytest.Item):
         self.add_marker(ITEM_NAME)
         self.diagnostics = None
 
+    def check(self) -> list:
+        """The file's diagnostics, computed once (``reportinfo`` may ask before ``runtest``)."""
+        if self.diagnostics is None:
+            parent = self.parent
+            found = parent.engine.check_file(parent.rel, parent.kind)
+            shown = parent.shown_path
+            self.diagnostics = [
+                dataclasses.replace(d, path=shown) if d.path == parent.rel else d for d in found
+            ]
+        return self.diagnostics
+
     def runtest(self) -> None:
-        parent = self.parent
-        self.diagnostics = parent.engine.check_file(parent.rel, parent.kind)
-        for diagnostic in self.diagnostics:
-            if diagnostic.severity == "warning":
-                warnings.warn(CitationsWarning(str(diagnostic)), stacklevel=1)
-        errors = [d for d in self.diagnostics if d.severity == "error"]
-        if errors:
-            raise CitationsFailure(errors)
+        from pytest_citations.reporters.text import format_diagnostic
+
+        failures = []
+        for diagnostic in self.check():
+            if diagnostic.severity != "warning":
+                failures.append(diagnostic)
+                continue
+            message = "\n".join(_lines(format_diagnostic(diagnostic, show_source=False)))
+            try:
+                # Located at the artifact line, so the summary names the file, not this module.
+                warnings.warn_explicit(CitationsWarning(message), CitationsWarning, str(self.path), diagnostic.line)
+            except CitationsWarning:  # -W error::...CitationsWarning: the warning fails the item
+                failures.append(diagnostic)
+        if failures:
+            raise CitationsFailure(failures)
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, CitationsFailure):
@@ -118,20 +184,21 @@ class CitationsItem(pytest.Item):
 
             lines: list[str] = []
             for diagnostic in excinfo.value.diagnostics:
-                text = format_diagnostic(diagnostic, show_source=True)
-                lines.extend([text] if isinstance(text, str) else text)
+                lines.extend(_lines(format_diagnostic(diagnostic, show_source=True)))
             return "\n".join(lines)
         return super().repr_failure(excinfo, style)
 
     def reportinfo(self):
-        line = self.diagnostics[0].line - 1 if self.diagnostics else 0
-        return self.path, line, f"{self.parent.rel}::{ITEM_NAME}"
+        """The file, the 0-based line of its first diagnostic, and its path as the report's
+        heading (the node id itself would be mangled by ``-v``, which turns its dots into ``::``)."""
+        try:
+            diagnostics = self.check()
+        except Exception:  # runtest raises it again, where pytest reports it
+            diagnostics = []
+        line = diagnostics[0].line - 1 if diagnostics else 0
+        return self.path, line, self.parent.shown_path
 
 
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call):
-    report = yield
-    if isinstance(item, CitationsItem) and item.diagnostics and call.when == "call":
-        path, _, domain = report.location
-        report.location = (path, item.diagnostics[0].line - 1, domain)
-    return report
+def _lines(text) -> list[str]:
+    """``format_diagnostic`` output (a list of lines, or one string) as a list of lines."""
+    return [text] if isinstance(text, str) else list(text)
