@@ -58,6 +58,7 @@ class Record:
     text: str
     data: dict[str, Any]
     _spans: dict[str, tuple[int, int]] | None = field(default=None, repr=False)
+    memo: dict[Any, Any] = field(default_factory=dict, repr=False)  # values several rules derive
 
     def value_span(self, key: str) -> tuple[int, int] | None:
         """Character span of a top-level key's value within the line, found on first use."""

@@ -27,6 +27,17 @@ _OPTIONAL_STRINGS = ("title", "publisher", "evidence_snippet")
 _FOUND_BY_STRINGS = ("perspective_id", "agent_type", "artifact_path")
 
 
+def _normalized_original(record: Record, profile: str) -> str | None:
+    """normalize(url_original) under ``profile``, computed once per record; None if not absolute."""
+    key = ("normalized", profile)
+    if key not in record.memo:
+        try:
+            record.memo[key] = normalize_url(record.data["url_original"], profile)
+        except NotAbsoluteURL:
+            record.memo[key] = None
+    return record.memo[key]
+
+
 def _replace(record: Record, key: str, value) -> Edit | None:
     span = record.value_span(key)
     if span is None:
@@ -213,11 +224,7 @@ def url_not_absolute(record: Record, ctx):
     Record the URL exactly as extracted, with its scheme and host.
     """
     original = record.data.get("url_original")
-    if not isinstance(original, str):
-        return
-    try:
-        normalize_url(original, "spec")
-    except NotAbsoluteURL:
+    if isinstance(original, str) and _normalized_original(record, ctx.kind_options["url-profile"]) is None:
         yield record.finding(f"url_original {original!r} is not an absolute URL (scheme://host/...)", "url_original")
 
 
@@ -265,22 +272,16 @@ def normalized_url_mismatch(record: Record, ctx):
     if not isinstance(original, str) or not isinstance(stored, str):
         return
     profile = ctx.kind_options["url-profile"]
-    try:
-        expected = normalize_url(original, profile)
-    except NotAbsoluteURL:
-        return
-    if stored == expected:
+    expected = _normalized_original(record, profile)
+    if expected is None or stored == expected:
         return
     message = f"normalized_url {stored!r} is not the {profile} normalization of url_original; expected {expected!r}"
     other = _other_profile(profile)
-    try:
-        if normalize_url(original, other) == stored:
-            message += (
-                f' (it matches the {other} profile: set url-profile = "{other}" under'
-                " [tool.citations.kinds.url-citations] if the producer writes URLs that way)"
-            )
-    except NotAbsoluteURL:
-        pass
+    if _normalized_original(record, other) == stored:
+        message += (
+            f' (it matches the {other} profile: set url-profile = "{other}" under'
+            " [tool.citations.kinds.url-citations] if the producer writes URLs that way)"
+        )
     edits = [_replace(record, "normalized_url", expected)]
     if isinstance(data.get("cid"), str) and data["cid"] != cid_for(expected):
         edits.append(_replace(record, "cid", cid_for(expected)))
