@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
 def _start_folder(paths: list[Path]) -> Path:
     if not paths:
         return Path.cwd()
-    folders = [str(p.resolve() if p.is_dir() else p.resolve().parent) for p in paths]
+    folders = [os.path.abspath(p if p.is_dir() else p.parent) for p in paths]
     return Path(os.path.commonpath(folders))
 
 

@@ -6,6 +6,7 @@ nearest folder above the start that holds ``pyproject.toml`` or ``.git``, else t
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from dataclasses import dataclass, field
@@ -92,18 +93,20 @@ def _option_value(option, value: Any, where: str) -> Any:
 
 def find_settings(start: Path) -> tuple[Path, dict[str, Any], Path | None]:
     """(root, raw [tool.citations] table, file it came from) for a start folder."""
-    start = start.resolve()
+    # Walk up the path as given, not as resolved: a folder reached through a symlink belongs to
+    # the repository it was reached from. The root returned is resolved.
+    start = Path(os.path.abspath(start))
     fallback = None
     for folder in (start, *start.parents):
         candidate = folder / "pyproject.toml"
         if candidate.is_file():
             table = _read_table(candidate, pyproject=True)
             if table is not None:
-                return folder, table, candidate
+                return folder.resolve(), table, candidate.resolve()
             fallback = fallback or folder
         elif (folder / ".git").exists():
             fallback = fallback or folder
-    return fallback or start, {}, None
+    return (fallback or start).resolve(), {}, None
 
 
 def _read_table(path: Path, pyproject: bool) -> dict[str, Any] | None:

@@ -95,10 +95,16 @@ class Engine:
     # -- which files -------------------------------------------------------------------------
 
     def relative(self, path: Path) -> str | None:
-        """The repo-relative path of ``path`` (without following a final symlink), or None."""
+        """The repo-relative path of ``path``, or None outside the root.
+
+        The folders leading to the file are resolved (the root is a resolved path, and a repository
+        may be reached through a symlinked folder); the file itself is not, so that a symlinked
+        artifact is judged, and refused if it leaves the root, when it is read.
+        """
         absolute = Path(os.path.abspath(path))
+        real = Path(os.path.realpath(absolute.parent)) / absolute.name
         try:
-            return absolute.relative_to(self.config.root).as_posix()
+            return real.relative_to(self.config.root).as_posix()
         except ValueError:
             return None
 
@@ -131,12 +137,16 @@ class Engine:
     def discover(self, paths: Iterable[Path], force_exclude: bool = False) -> Iterator[tuple[str, Any]]:
         """(rel, kind) for every artifact under ``paths``; (shown path, None) for one outside."""
         for path in paths:
+            if Path(path).is_dir():
+                folder = Path(os.path.realpath(path))
+                if not folder.is_relative_to(self.config.root):
+                    yield Path(path).as_posix(), None
+                else:
+                    yield from self._walk(folder)
+                continue
             rel = self.relative(path)
             if rel is None:
                 yield Path(path).as_posix(), None
-                continue
-            if Path(path).is_dir():
-                yield from self._walk(Path(os.path.abspath(path)))
             elif not (force_exclude and self.is_excluded(rel)):
                 kind = self.kind_for(rel)
                 if kind is not None:

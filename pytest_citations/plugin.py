@@ -52,12 +52,6 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(collector, "citations-collector")
 
 
-def _real_folder(path: Path) -> Path:
-    """``path`` with its folders' symlinks resolved (the repository root always is) but not the
-    file itself, so that a file reached through a symlinked folder is still inside its root."""
-    return Path(os.path.realpath(path))
-
-
 class CitationsCollector:
     """Finds artifact files among the files pytest visits, with one engine per settings root."""
 
@@ -74,17 +68,29 @@ class CitationsCollector:
                 self.baseline = baseline_module.load(Path(baseline))
             except baseline_module.BaselineError as exc:
                 raise pytest.UsageError(str(exc)) from None
-        self._roots: dict[Path, Path] = {}
-        self._engines: dict[Path, Engine] = {}
+        self._real: dict[Path, Path] = {}
+        self._roots: dict[Path, Path | pytest.UsageError] = {}
+        self._engines: dict[Path, Engine | pytest.UsageError] = {}
         self._errors: list[str] = []
 
     def load_settings_for(self, args) -> None:
         base = self.config.invocation_params.dir
         for arg in args:
             path = base / str(arg).split("::", 1)[0]
-            self.engine_for(path if path.is_dir() else path.parent)
+            self.engine_for(self.real_folder(path if path.is_dir() else path.parent))
+
+    def real_folder(self, folder: Path) -> Path:
+        """``folder`` with symlinks resolved, as the repository root always is, so that a file
+        reached through a symlinked folder is still inside its root (the file itself is not
+        resolved: the engine decides about a symlinked file)."""
+        real = self._real.get(folder)
+        if real is None:
+            real = self._real[folder] = Path(os.path.realpath(folder))
+        return real
 
     def engine_for(self, folder: Path) -> Engine:
+        """The engine for files in ``folder`` (a real path); a bad setting is a UsageError,
+        remembered so that it is read once."""
         if self.config_file is not None:
             key = self.config_file
         else:
@@ -92,24 +98,35 @@ class CitationsCollector:
                 try:
                     self._roots[folder] = find_settings(folder)[0]
                 except ConfigError as exc:  # an unreadable pyproject.toml
-                    raise pytest.UsageError(f"citations: {exc}") from None
+                    self._roots[folder] = pytest.UsageError(f"citations: {exc}")
             key = self._roots[folder]
+            if isinstance(key, pytest.UsageError):
+                raise key
         if key not in self._engines:
             try:
                 self._engines[key] = Engine.load(key, self.config_file, baseline=self.baseline)
             except ConfigError as exc:
-                raise pytest.UsageError(f"citations: {exc}") from None
-        return self._engines[key]
+                self._engines[key] = pytest.UsageError(f"citations: {exc}")
+        engine = self._engines[key]
+        if isinstance(engine, pytest.UsageError):
+            raise engine
+        return engine
 
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector):
-        folder = _real_folder(file_path.parent)
+        folder = self.real_folder(file_path.parent)
         try:
             engine = self.engine_for(folder)
         except pytest.UsageError as exc:
             # Raised here it would become a collection error with a traceback: keep it for
-            # pytest_collection_modifyitems, which ends the session with a usage error.
-            if str(exc) not in self._errors:
-                self._errors.append(str(exc))
+            # pytest_collection_modifyitems, which ends the session with a usage error. An xdist
+            # worker's usage error never reaches the controller, so a worker reports it as a
+            # collection error instead (once per message; the controller drops repeats).
+            message = str(exc)
+            if message in self._errors:
+                return None
+            self._errors.append(message)
+            if self._in_worker:
+                return SettingsErrorFile.from_parent(parent, path=file_path, message=message)
             return None
         rel = engine.relative(folder / file_path.name)
         if rel is None or engine.is_excluded(rel):
@@ -119,10 +136,25 @@ class CitationsCollector:
             return None
         return CitationsFile.from_parent(parent, path=file_path, engine=engine, kind=kind, rel=rel)
 
+    @property
+    def _in_worker(self) -> bool:
+        return hasattr(self.config, "workerinput")
+
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_modifyitems(self) -> None:
-        if self._errors:
+        if self._errors and not self._in_worker:
             raise pytest.UsageError(*self._errors)
+
+
+class SettingsErrorFile(pytest.File):
+    """Stands for a settings error found while an xdist worker collects."""
+
+    def __init__(self, *, message: str, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.message = message
+
+    def collect(self):
+        raise self.CollectError(self.message)
 
 
 class CitationsFile(pytest.File):
@@ -151,7 +183,7 @@ class CitationsItem(pytest.Item):
         self.diagnostics = None
 
     def check(self) -> list:
-        """The file's diagnostics, computed once (``reportinfo`` may ask before ``runtest``)."""
+        """The file's diagnostics, computed once."""
         if self.diagnostics is None:
             parent = self.parent
             found = parent.engine.check_file(parent.rel, parent.kind)
@@ -161,18 +193,26 @@ class CitationsItem(pytest.Item):
             ]
         return self.diagnostics
 
+    def setup(self) -> None:
+        # The check runs in the setup phase so that every report of the item (setup, call,
+        # teardown; JUnit takes the first) has the first diagnostic's line as its location.
+        self.check()
+        self.__dict__.pop("location", None)  # pytest's cached_property, computed at logstart
+
     def runtest(self) -> None:
         from pytest_citations.reporters.text import format_diagnostic
 
         failures = []
+        shown = self.parent.shown_path
         for diagnostic in self.check():
             if diagnostic.severity != "warning":
                 failures.append(diagnostic)
                 continue
-            message = "\n".join(_lines(format_diagnostic(diagnostic, show_source=False)))
+            message = "\n".join(format_diagnostic(diagnostic, show_source=False))
             try:
-                # Located at the artifact line, so the summary names the file, not this module.
-                warnings.warn_explicit(CitationsWarning(message), CitationsWarning, str(self.path), diagnostic.line)
+                # Located at the artifact's line, so that the summary shows that file and line,
+                # not this module and its ``warnings.warn`` call.
+                warnings.warn_explicit(CitationsWarning(message), CitationsWarning, shown, diagnostic.line)
             except CitationsWarning:  # -W error::...CitationsWarning: the warning fails the item
                 failures.append(diagnostic)
         if failures:
@@ -184,21 +224,12 @@ class CitationsItem(pytest.Item):
 
             lines: list[str] = []
             for diagnostic in excinfo.value.diagnostics:
-                lines.extend(_lines(format_diagnostic(diagnostic, show_source=True)))
+                lines.extend(format_diagnostic(diagnostic, show_source=True))
             return "\n".join(lines)
         return super().repr_failure(excinfo, style)
 
     def reportinfo(self):
         """The file, the 0-based line of its first diagnostic, and its path as the report's
         heading (the node id itself would be mangled by ``-v``, which turns its dots into ``::``)."""
-        try:
-            diagnostics = self.check()
-        except Exception:  # runtest raises it again, where pytest reports it
-            diagnostics = []
-        line = diagnostics[0].line - 1 if diagnostics else 0
+        line = self.diagnostics[0].line - 1 if self.diagnostics else 0
         return self.path, line, self.parent.shown_path
-
-
-def _lines(text) -> list[str]:
-    """``format_diagnostic`` output (a list of lines, or one string) as a list of lines."""
-    return [text] if isinstance(text, str) else list(text)

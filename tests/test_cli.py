@@ -144,3 +144,24 @@ def test_pre_commit_hook_entry_on_the_example(repo):
     result = subprocess.run([sys.executable, "-m", "pytest_citations", *command[1:], *files], cwd=repo, capture_output=True, text=True)
     assert result.returncode == 1, result.stderr
     assert f"{SOLID}:8:114: U113" in result.stdout
+
+
+def test_a_repository_reached_through_a_symlinked_folder(repo, tmp_path, capsys):
+    link = tmp_path / "link"
+    link.symlink_to(repo)
+    _, data = _json(capsys, link)
+    assert data["files_checked"] == 2 and len(data["diagnostics"]) == 14
+
+
+def test_a_folder_link_leaving_the_root_is_refused(repo, tmp_path, capsys):
+    outside = tmp_path / "outside"
+    (outside / "citations").mkdir(parents=True)
+    (outside / "citations" / "citations.jsonl").write_text('{"secret": "do not print"}\n')
+    (repo / "escape").symlink_to(outside)
+    code, data = _json(capsys, repo / "escape")
+    assert code == 1
+    assert [(d["code"], d["message"]) for d in data["diagnostics"]] == [
+        ("C008", f"path is outside the repository root {repo.resolve().as_posix()}")
+    ]
+    _, walked = _json(capsys, repo)
+    assert walked["files_checked"] == 2  # a folder walk does not follow links out of the tree

@@ -14,15 +14,14 @@ import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-import hypothesis  # noqa: F401  (see below)
+# Hypothesis's pytest plugin imports ``hypothesis`` at the end of every session, and pytester
+# unloads what an in-process run imported: imported here once, it is not paid for (~0.7 s) per run.
+import hypothesis  # noqa: F401
 import pytest
 
 from pytest_citations.engine import Engine
-from pytest_citations.reporters._common import format_diagnostic
+from pytest_citations.reporters.text import format_diagnostic
 from pytest_citations.urls import cid_for, normalize_url
-
-# Hypothesis's pytest plugin imports ``hypothesis`` at the end of every session; pytester unloads
-# modules first imported during an in-process run, so without the import above each run paid ~0.7 s.
 
 needs_xdist = pytest.mark.skipif(importlib.util.find_spec("xdist") is None, reason="pytest-xdist is not installed")
 EXAMPLE_REPO = Path(__file__).resolve().parent.parent / "fixtures" / "example-repo"
@@ -206,10 +205,11 @@ def test_every_error_of_a_file_is_listed(pytester: pytest.Pytester) -> None:
 def test_report_location_points_at_first_diagnostic(pytester: pytest.Pytester, repo) -> None:
     collected = pytester.inline_genitems("--citations", "alpha", "beta")[0]
     by_id = {item.nodeid: item for item in collected}
-    path, line, domain = by_id[repo["alpha"].nodeid].reportinfo()
-    assert (Path(path), line, domain) == (pytester.path / repo["alpha"].rel, 1, repo["alpha"].rel)
-    path, line, domain = by_id[repo["beta"].nodeid].reportinfo()
-    assert line == 0
+    alpha, beta = by_id[repo["alpha"].nodeid], by_id[repo["beta"].nodeid]
+    alpha.setup()  # the check runs in the setup phase
+    beta.setup()
+    assert alpha.reportinfo() == (alpha.path, 1, repo["alpha"].rel)  # 0-based: line 2
+    assert beta.reportinfo() == (beta.path, 0, repo["beta"].rel)
 
     out = pytester.path / "out.xml"
     # (xunit1: the default xunit2 family leaves out the file and line attributes.)
@@ -341,7 +341,8 @@ def test_warnings_pass_and_are_listed_in_the_warnings_summary(pytester: pytest.P
         [
             "*= warnings summary =*",
             omega.nodeid,
-            f"*CitationsWarning: {warning_line(omega)}",
+            f"  {omega.shown}:2: CitationsWarning: {warning_line(omega)}",
+            f"    {glob_escape(omega.lines[1])}",
         ]
     )
     summary = result.stdout.str().split("warnings summary", 1)[1]
@@ -352,6 +353,14 @@ def test_warnings_pass_and_are_listed_in_the_warnings_summary(pytester: pytest.P
     result = pytester.runpytest_inprocess("--citations", "omega")
     result.assert_outcomes(passed=1, warnings=1)
     assert result.ret == pytest.ExitCode.OK
+
+
+def test_warnings_as_errors_fail_the_item(pytester: pytest.Pytester, warning_repo) -> None:
+    omega = warning_repo["omega"]
+    result = pytester.runpytest_inprocess("--citations", "omega", "-W", "error::pytest_citations.plugin.CitationsWarning")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*= FAILURES =*", f"*_ {omega.rel} _*", warning_line(omega), "*short test summary*"])
+    assert_no_traceback(result)
 
 
 @needs_xdist
@@ -391,12 +400,24 @@ def test_unknown_setting_is_a_usage_error(pytester: pytest.Pytester, where: str)
 
 
 @needs_xdist
-def test_unknown_setting_is_a_usage_error_under_xdist(pytester: pytest.Pytester) -> None:
-    pytester.makepyprojecttoml("[tool.citations]\nbogus = 1\n")
+def test_unknown_setting_under_xdist(pytester: pytest.Pytester) -> None:
+    pytester.makepyprojecttoml("[tool.citations]\n")
     Run(pytester.path, "alpha", bad=True)
-    result = pytester.runpytest_subprocess("--citations", "-n", "2")
+    nested = pytester.path / "nested"
+    nested.mkdir()
+    (nested / "pyproject.toml").write_text("[tool.citations]\nbogus = 1\n", encoding="utf-8")
+    Run(nested, "alpha", bad=True)
+    # Settings above the paths given are read before the workers start: a usage error.
+    result = pytester.runpytest_subprocess("--citations", "-n", "2", "nested")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: citations: *unknown setting 'bogus'*"])
+    assert_no_traceback(result)
+    # Settings found while the workers collect: a worker cannot end the session with a usage
+    # error, so it is a collection error, reported once, still without a traceback.
+    result = pytester.runpytest_subprocess("--citations", "-n", "2")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["*= ERRORS =*", "*ERROR collecting nested/*", "citations: *unknown setting 'bogus'*"])
+    assert result.stdout.str().count("ERROR collecting") == 1
     assert_no_traceback(result)
 
 
@@ -437,7 +458,7 @@ def test_example_repository(pytester: pytest.Pytester) -> None:
 
     result = pytester.runpytest_inprocess("--citations", "example-repo", "-p", "no:cacheprovider")
     result.assert_outcomes(failed=len(files))
-    result.stdout.fnmatch_lines([f"FAILED example-repo/{path}::citations" for path in files], consecutive=False)
+    result.stdout.fnmatch_lines([f"FAILED example-repo/{path}::citations*" for path in files])
     # Every finding of ``citations check``, as the text reporter writes it (source and caret too),
     # with the path as pytest shows it.
     blocks = [format_diagnostic(dataclasses.replace(d, path=f"example-repo/{d.path}")) for d in expected]
@@ -445,3 +466,17 @@ def test_example_repository(pytester: pytest.Pytester) -> None:
     for block in blocks:
         assert "\n".join(block) in output, block
     assert_no_traceback(result)
+
+
+def test_repository_reached_through_a_symlinked_folder(pytester: pytest.Pytester) -> None:
+    real = pytester.path / "real"
+    real.mkdir()
+    (real / "pyproject.toml").write_text("[tool.citations]\n", encoding="utf-8")
+    run = Run(real, "alpha", bad=True, shown="link/alpha/citations/citations.jsonl")
+    try:
+        (pytester.path / "link").symlink_to(real, target_is_directory=True)
+    except OSError as exc:  # pragma: no cover - Windows without the privilege
+        pytest.skip(f"cannot make a symlink: {exc}")
+    result = pytester.runpytest_inprocess("--citations", "link", "-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([run.pattern])
