@@ -1,0 +1,44 @@
+"""The three front ends report the same findings for the same files."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+
+import hypothesis  # noqa: F401  (imported once here, not re-imported by every in-process pytest run)
+
+from conftest import PROJECT
+from pytest_citations.cli import main
+from pytest_citations.engine import Engine
+
+DIAGNOSTIC_LINE = re.compile(r"^(?P<path>\S+):(?P<line>\d+):(?P<col>\d+): (?P<code>[A-Z]\d{3}) (?:\[\*\] )?(?P<message>.*)$")
+
+
+def test_engine_cli_and_pytest_agree(pytester, capsys):
+    for name in ("example-repo", "hostile-repo"):
+        shutil.copytree(PROJECT / "fixtures" / name, pytester.path / name, symlinks=True)
+    expected = set()
+    for name in ("example-repo", "hostile-repo"):
+        root = pytester.path / name
+        expected |= {(f"{name}/{d.path}", d.line, d.col, d.code, d.message) for d in Engine.load(root).check([root]).diagnostics}
+    assert len(expected) == 24
+
+    from_cli = set()
+    for name in ("example-repo", "hostile-repo"):
+        assert main(["check", str(pytester.path / name), "--format", "json"]) == 1
+        data = json.loads(capsys.readouterr().out)
+        from_cli |= {(f"{name}/{d['path']}", d["line"], d["col"], d["code"], d["message"]) for d in data["diagnostics"]}
+    assert from_cli == expected
+
+    result = pytester.runpytest("--citations", f"--rootdir={pytester.path}", "example-repo", "hostile-repo")
+    from_pytest = {
+        (m["path"], int(m["line"]), int(m["col"]), m["code"], m["message"])
+        for m in map(DIAGNOSTIC_LINE.match, result.outlines)
+        if m
+    }
+    # pytest visits only files that exist, so a dangling symlink never reaches the plugin (C001).
+    dangling = {item for item in expected if item[3] == "C001"}
+    assert len(dangling) == 1
+    assert from_pytest == expected - dangling
+    result.assert_outcomes(passed=1, failed=7)  # the BOM/CRLF file is clean
