@@ -480,3 +480,31 @@ def test_repository_reached_through_a_symlinked_folder(pytester: pytest.Pytester
     result = pytester.runpytest_inprocess("--citations", "link", "-p", "no:cacheprovider")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines([run.pattern])
+
+
+def test_config_option_reads_another_settings_file(pytester: pytest.Pytester, repo) -> None:
+    settings = pytester.path / "ci-citations.toml"
+    settings.write_text("ignore = ['U105']\n")
+    result = pytester.runpytest_inprocess("--citations", f"--citations-config={settings}", "alpha", "gamma")
+    result.assert_outcomes(passed=2)
+
+
+def test_baseline_option_fails_only_on_new_findings(pytester: pytest.Pytester, repo) -> None:
+    from pytest_citations.cli import main
+
+    baseline = pytester.path / "baseline.json"
+    assert main(["check", str(pytester.path), "--write-baseline", str(baseline)]) == 0
+    result = pytester.runpytest_inprocess("--citations", f"--citations-baseline={baseline}", "alpha", "beta", "gamma")
+    result.assert_outcomes(passed=3)
+
+    Run(pytester.path, "delta", bad=True)
+    result = pytester.runpytest_inprocess("--citations", f"--citations-baseline={baseline}", "alpha", "delta")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["FAILED delta/citations/citations.jsonl::citations*"])
+
+
+def test_broken_baseline_is_a_usage_error(pytester: pytest.Pytester, repo) -> None:
+    (pytester.path / "baseline.json").write_text("[]")
+    result = pytester.runpytest_inprocess("--citations", "--citations-baseline=baseline.json")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "not a baseline" in result.stderr.str()
