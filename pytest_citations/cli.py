@@ -92,14 +92,22 @@ def run_check(args: argparse.Namespace) -> int:
     if args.ignore is not None:
         engine.config.ignore = args.ignore
 
+    fixed: dict[str, int] = {}
+
     def fix_and_check(rel, kind):
         try:
-            return fix_file(engine, rel, kind).diagnostics
+            result = fix_file(engine, rel, kind)
         except FileChangedError as exc:
             print(f"citations: {exc}", file=sys.stderr)
             return engine.check_file(rel, kind)
+        if result.applied:
+            fixed[rel] = result.applied
+        return result.diagnostics
 
     report = engine.check(paths, args.force_exclude, fix_and_check if args.fix else None)
+    if args.fix:
+        total = sum(fixed.values())
+        print(f"citations: applied {total} fix{'es' if total != 1 else ''} in {len(fixed)} file{'s' if len(fixed) != 1 else ''}", file=sys.stderr)
 
     if args.write_baseline:
         args.write_baseline.write_text(baseline_module.dumps(report.diagnostics), encoding="utf-8")

@@ -99,11 +99,15 @@ def test_per_file_ignores(repo, capsys):
 
 
 def test_fix_then_report_what_is_left(repo, capsys):
-    code, data = _json(capsys, repo, "--fix")
-    assert code == 1
+    assert main(["check", str(repo), "--fix", "--format", "json"]) == 1
+    captured = capsys.readouterr()
+    assert captured.err == "citations: applied 5 fixes in 2 files\n"
+    data = json.loads(captured.out)
     assert {d["code"] for d in data["diagnostics"]} == {"U101", "U102", "U103", "U107", "U108", "U109", "U110", "U111", "U112"}
-    _, again = _json(capsys, repo, "--fix")
-    assert again == data
+    assert main(["check", str(repo), "--fix", "--format", "json"]) == 1
+    captured = capsys.readouterr()
+    assert captured.err == "citations: applied 0 fixes in 0 files\n"
+    assert json.loads(captured.out) == data
 
 
 def test_baseline_reports_only_new_findings(repo, tmp_path, capsys):

@@ -66,13 +66,40 @@ class Record:
             self._spans = _top_level_spans(self.text)
         return self._spans.get(key)
 
-    def col(self, key: str) -> int:
+    def col(self, key: str, index: int | None = None) -> int:
+        """1-based column of a top-level key's value, or of element ``index`` of that array."""
         span = self.value_span(key)
-        return span[0] + 1 if span else 1
+        if span is None:
+            return 1
+        if index is None:
+            return span[0] + 1
+        start = _element_start(self.text, span[0], index)
+        return (start if start is not None else span[0]) + 1
 
-    def finding(self, message: str, key: str | None = None, fix=None) -> Finding:
-        col = self.col(key) if key else 1
+    def finding(self, message: str, key: str | None = None, fix=None, index: int | None = None) -> Finding:
+        col = self.col(key, index) if key else 1
         return Finding(message, self.line, col, fix=fix, context=self.text)
+
+
+def _skip_space(text: str, index: int) -> int:
+    while index < len(text) and text[index] in " \t\r\n":
+        index += 1
+    return index
+
+
+def _element_start(text: str, array_start: int, index: int) -> int | None:
+    """Where element ``index`` of the JSON array starting at ``array_start`` begins."""
+    position = array_start + 1
+    for _ in range(index):
+        position = _skip_space(text, position)
+        if position >= len(text) or text[position] == "]":
+            return None
+        _, position = _KEY_SCANNER.raw_decode(text, position)
+        position = _skip_space(text, position)
+        if position < len(text) and text[position] == ",":
+            position += 1
+    position = _skip_space(text, position)
+    return position if position < len(text) and text[position] != "]" else None
 
 
 def _top_level_spans(text: str) -> dict[str, tuple[int, int]]:
@@ -81,22 +108,16 @@ def _top_level_spans(text: str) -> dict[str, tuple[int, int]]:
     scan = _KEY_SCANNER.raw_decode
     position = text.index("{") + 1
     length = len(text)
-
-    def skip_space(index: int) -> int:
-        while index < length and text[index] in " \t\r\n":
-            index += 1
-        return index
-
     while True:
-        position = skip_space(position)
+        position = _skip_space(text, position)
         if position >= length or text[position] == "}":
             return spans
         key, position = scan(text, position)
-        position = skip_space(position) + 1  # the colon
-        start = skip_space(position)
+        position = _skip_space(text, position) + 1  # the colon
+        start = _skip_space(text, position)
         _, end = scan(text, start)
         spans[key] = (start, end)
-        position = skip_space(end)
+        position = _skip_space(text, end)
         if position < length and text[position] == ",":
             position += 1
 

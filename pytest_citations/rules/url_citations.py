@@ -536,7 +536,7 @@ def found_by_wave(record: Record, ctx):
         wave = entry.get("wave")
         if _is_integer(wave) and int(wave) not in allowed:
             expected = " or ".join(str(w) for w in allowed)
-            yield record.finding(f"found_by[{index}].wave is {wave}; expected {expected}", "found_by")
+            yield record.finding(f"found_by[{index}].wave is {wave}; expected {expected}", "found_by", index=index)
 
 
 def run_directory(rel: str) -> PurePosixPath:
@@ -606,7 +606,9 @@ def artifact_path_missing(record: Record, ctx):
         if isinstance(path, str) and _artifact_verdict(ctx, path) == "missing":
             run_dir = run_directory(ctx.rel).as_posix()
             yield record.finding(
-                f"found_by[{index}].artifact_path {path!r} does not exist under the run directory {run_dir!r}", "found_by"
+                f"found_by[{index}].artifact_path {path!r} does not exist under the run directory {run_dir!r}",
+                "found_by",
+                index=index,
             )
 
 
@@ -642,7 +644,9 @@ def artifact_path_escapes(record: Record, ctx):
         path = entry.get("artifact_path")
         if isinstance(path, str) and _artifact_verdict(ctx, path) == "escapes":
             run_dir = run_directory(ctx.rel).as_posix()
-            yield record.finding(f"found_by[{index}].artifact_path {path!r} escapes the run directory {run_dir!r}", "found_by")
+            yield record.finding(
+                f"found_by[{index}].artifact_path {path!r} escapes the run directory {run_dir!r}", "found_by", index=index
+            )
 
 
 def _merge_fix(ctx, first_line: int, record: Record) -> Fix | None:
