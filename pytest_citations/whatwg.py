@@ -23,10 +23,10 @@ what this module reproduces:
 Known approximations:
 
 - IDN labels go through Python's ``encodings.idna`` (IDNA 2003, nameprep), not UTS-46 as the
-  WHATWG parser does. They agree on ordinary IDNs (``bücher`` -> ``xn--bcher-kva``) and differ on
-  the deviation characters: IDNA 2003 maps ``ß`` to ``ss`` and ``ς`` to ``σ`` and deletes ZWJ/ZWNJ,
-  where UTS-46 keeps them (``straße.de`` is ``xn--strae-oqa.de`` in a browser, ``strasse.de``
-  here); a non-ASCII label longer than 63 octets is rejected here and accepted by WHATWG.
+  WHATWG parser does. They agree on ordinary IDNs (``bücher`` -> ``xn--bcher-kva``). Of the
+  deviation characters, which IDNA 2003 maps away and UTS-46 keeps, ``ß`` and ``ς`` are handled
+  as UTS-46 does (``straße.de`` -> ``xn--strae-oqa.de``); a label with ZWJ/ZWNJ still follows
+  IDNA 2003, and a non-ASCII label longer than 63 octets is rejected here and accepted by WHATWG.
 - ``localeCompare`` is reproduced exactly for ASCII text (ICU root order: ignorable controls,
   whitespace, punctuation and symbols, digits, then letters with lowercase before uppercase);
   other characters are placed by a simpler rule (see ``_collation_key``).
@@ -53,6 +53,7 @@ _PATH_ENCODE = set(' "#<>?`{}')
 _SINGLE_DOT = {".", "%2e"}
 _DOUBLE_DOT = {"..", ".%2e", "%2e.", "%2e%2e"}
 _TRACKING_KEYS = {"gclid", "fbclid"}
+_DEVIATIONS = {"\u00df", "\u03c2"}  # UTS-46 deviation characters kept by non-transitional processing
 _RADIX_DIGITS = {8: set("01234567"), 10: set("0123456789"), 16: set("0123456789abcdefABCDEF")}
 
 
@@ -106,6 +107,12 @@ def _ipv6(raw_host: str, url: str) -> str:
         raise NotAbsoluteURL(f"invalid IPv6 host in {url!r}") from None
 
 
+def _uts46_label(label: str) -> str:
+    """A label holding ``ß`` or ``ς``, which UTS-46 keeps where IDNA 2003 maps them away."""
+    mapped = unicodedata.normalize("NFKC", label).lower()
+    return "xn--" + mapped.encode("punycode").decode("ascii")
+
+
 def _domain(raw_host: str, url: str) -> str:
     """Percent-decode, map each label to ASCII (IDNA 2003), lowercase; IPv4 if it ends in a number."""
     decoded = unquote_to_bytes(raw_host).decode("utf-8", "replace")
@@ -113,6 +120,9 @@ def _domain(raw_host: str, url: str) -> str:
     for label in _LABEL_DOTS.split(decoded):
         if label.isascii():
             labels.append(label.lower())
+            continue
+        if _DEVIATIONS.intersection(label):
+            labels.append(_uts46_label(label))
             continue
         try:
             labels.append(encodings.idna.ToASCII(label.lower()).decode("ascii"))

@@ -154,3 +154,7 @@ def test_normalize_whatwg_is_idempotent(url: str) -> None:
     except NotAbsoluteURL:  # e.g. a label that IDNA cannot encode
         return
     assert normalize_whatwg(once) == once
+
+
+def test_uts46_keeps_sharp_s_in_hosts():
+    assert normalize_whatwg("https://Straße.de/x") == "https://xn--strae-oqa.de/x"
