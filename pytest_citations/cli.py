@@ -78,6 +78,7 @@ def _start_folder(paths: list[Path]) -> Path:
 
 def run_check(args: argparse.Namespace) -> int:
     from pytest_citations.fix import FileChangedError, fix_file
+    from pytest_citations.progress import Progress
     from pytest_citations.reporters import render, statistics
 
     paths = args.paths or [Path.cwd()]
@@ -104,7 +105,11 @@ def run_check(args: argparse.Namespace) -> int:
             fixed[rel] = result.applied
         return result.diagnostics
 
-    report = engine.check(paths, args.force_exclude, fix_and_check if args.fix else None)
+    progress = Progress()
+    try:
+        report = engine.check(paths, args.force_exclude, progress.wrap(fix_and_check if args.fix else engine.check_file))
+    finally:
+        progress.close()
     if args.fix:
         total = sum(fixed.values())
         print(f"citations: applied {total} fix{'es' if total != 1 else ''} in {len(fixed)} file{'s' if len(fixed) != 1 else ''}", file=sys.stderr)

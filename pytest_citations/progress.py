@@ -1,0 +1,45 @@
+"""A one-line progress note on a terminal for long runs; silent when output is not a terminal."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TextIO
+
+
+class Progress:
+    """Counts checked files and, once a run has taken ``delay`` seconds, shows the count on
+    ``stream`` at most every ``interval`` seconds, erasing the line when done."""
+
+    def __init__(self, stream: TextIO | None = None, delay: float = 1.0, interval: float = 0.25) -> None:
+        self.stream = stream if stream is not None else sys.stderr
+        self.enabled = self.stream.isatty()
+        self.started = time.monotonic()
+        self.delay, self.interval = delay, interval
+        self.shown_at = 0.0
+        self.files = 0
+
+    def wrap(self, check_file):
+        """``check_file`` counted, for :meth:`Engine.check`."""
+
+        def counted(rel, kind):
+            result = check_file(rel, kind)
+            self.advance(rel)
+            return result
+
+        return counted
+
+    def advance(self, rel: str) -> None:
+        self.files += 1
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if now - self.started >= self.delay and now - self.shown_at >= self.interval:
+            self.shown_at = now
+            self.stream.write(f"\r\x1b[Kcitations: {self.files} files checked, now {rel[-60:]}")
+            self.stream.flush()
+
+    def close(self) -> None:
+        if self.enabled and self.shown_at:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()

@@ -1,0 +1,36 @@
+"""The progress note appears only on a terminal, only for long runs, and is erased at the end."""
+
+import io
+
+from pytest_citations.progress import Progress
+
+
+class Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_silent_when_not_a_terminal():
+    stream = io.StringIO()
+    progress = Progress(stream, delay=0, interval=0)
+    progress.wrap(lambda rel, kind: [])("a.jsonl", None)
+    progress.close()
+    assert stream.getvalue() == "" and progress.files == 1
+
+
+def test_shown_and_erased_on_a_terminal():
+    stream = Terminal()
+    progress = Progress(stream, delay=0, interval=0)
+    assert progress.wrap(lambda rel, kind: ["x"])("runs/a/citations/citations.jsonl", None) == ["x"]
+    progress.close()
+    assert stream.getvalue() == (
+        "\r\x1b[Kcitations: 1 files checked, now runs/a/citations/citations.jsonl" + "\r\x1b[K"
+    )
+
+
+def test_quiet_during_the_first_second():
+    stream = Terminal()
+    progress = Progress(stream, delay=60)
+    progress.advance("a.jsonl")
+    progress.close()
+    assert stream.getvalue() == ""
