@@ -1,10 +1,13 @@
-"""The three front ends report the same findings for the same files."""
+"""The front ends (engine, `citations check`, `python -m pytest_citations`, `pytest --citations`)
+report the same findings for the same files."""
 
 from __future__ import annotations
 
 import json
 import re
 import shutil
+import subprocess
+import sys
 
 import hypothesis  # noqa: F401  (imported once here, not re-imported by every in-process pytest run)
 
@@ -30,6 +33,15 @@ def test_engine_cli_and_pytest_agree(pytester, capsys):
         data = json.loads(capsys.readouterr().out)
         from_cli |= {(f"{name}/{d['path']}", d["line"], d["col"], d["code"], d["message"]) for d in data["diagnostics"]}
     assert from_cli == expected
+
+    from_module = set()
+    for name in ("example-repo", "hostile-repo"):
+        command = [sys.executable, "-m", "pytest_citations", "check", name, "--format", "json"]
+        completed = subprocess.run(command, cwd=pytester.path, capture_output=True, text=True)
+        assert completed.returncode == 1, completed.stderr
+        data = json.loads(completed.stdout)
+        from_module |= {(f"{name}/{d['path']}", d["line"], d["col"], d["code"], d["message"]) for d in data["diagnostics"]}
+    assert from_module == expected
 
     result = pytester.runpytest("--citations", f"--rootdir={pytester.path}", "example-repo", "hostile-repo")
     from_pytest = {
