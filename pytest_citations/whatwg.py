@@ -102,7 +102,7 @@ def _ipv6(raw_host: str, url: str) -> str:
     if not raw_host.endswith("]") or "%" in raw_host:
         raise NotAbsoluteURL(f"invalid IPv6 host in {url!r}")
     try:
-        return f"[{ipaddress.IPv6Address(raw_host[1:-1]).compressed}]"
+        return f"[{_serialize_ipv6(ipaddress.IPv6Address(raw_host[1:-1]))}]"
     except ValueError:
         raise NotAbsoluteURL(f"invalid IPv6 host in {url!r}") from None
 
@@ -111,6 +111,27 @@ def _uts46_label(label: str) -> str:
     """A label holding ``ß`` or ``ς``, which UTS-46 keeps where IDNA 2003 maps them away."""
     mapped = unicodedata.normalize("NFKC", label).lower()
     return "xn--" + mapped.encode("punycode").decode("ascii")
+
+
+def _serialize_ipv6(address: ipaddress.IPv6Address) -> str:
+    """Eight hex pieces, the first longest run of two or more zero pieces written ``::``.
+
+    (``IPv6Address.compressed`` writes IPv4-mapped addresses in dotted form from Python 3.13 on;
+    WHATWG never does.)
+    """
+    pieces = [f"{int.from_bytes(address.packed[i : i + 2], 'big'):x}" for i in range(0, 16, 2)]
+    best_start, best_length = -1, 1
+    index = 0
+    while index < 8:
+        end = index
+        while end < 8 and pieces[end] == "0":
+            end += 1
+        if end - index > best_length:
+            best_start, best_length = index, end - index
+        index = max(end, index + 1)
+    if best_start < 0:
+        return ":".join(pieces)
+    return ":".join(pieces[:best_start]) + "::" + ":".join(pieces[best_start + best_length :])
 
 
 def _domain(raw_host: str, url: str) -> str:

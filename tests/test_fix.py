@@ -11,9 +11,9 @@ import pytest
 
 from conftest import PROJECT
 from pytest_citations import sources
+from pytest_citations.diagnostics import Edit, Fix
 from pytest_citations.engine import Engine
 from pytest_citations.fix import FileChangedError, apply_fixes, fix_file, write_atomic
-from pytest_citations.diagnostics import Edit, Fix
 from pytest_citations.urls import cid_for
 
 SOLID = "research-runs/2026-02-13-solid-state-batteries/citations/citations.jsonl"

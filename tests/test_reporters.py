@@ -12,7 +12,7 @@ import pytest_citations
 from pytest_citations import reporters
 from pytest_citations.diagnostics import Diagnostic, Edit, Fix, Severity, sorted_diagnostics
 from pytest_citations.engine import Report, load_plugins
-from pytest_citations.reporters import github, junit
+from pytest_citations.reporters import github
 from pytest_citations.reporters._common import source_lines
 
 FILES = [

@@ -20,8 +20,8 @@ GOOD = {
 }
 
 _json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-5, 600) | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=3),
-    lambda children: st.lists(children, max_size=2) | st.dictionaries(st.text(max_size=3), children, max_size=2),
+    st.none() | st.booleans() | st.integers(-5, 600) | st.floats(allow_nan=False, allow_infinity=False) | st.text(alphabet="ab_é ", max_size=3),
+    lambda children: st.lists(children, max_size=2) | st.dictionaries(st.text(alphabet="ab_é ", max_size=3), children, max_size=2),
     max_leaves=4,
 )
 

@@ -44,8 +44,26 @@ _DECODER = json.JSONDecoder(object_pairs_hook=_object_without_duplicates, parse_
 _KEY_SCANNER = json.JSONDecoder()
 
 
+MAX_DEPTH = 500  # ours, the same on every Python: the json module's own limit moved in 3.12 and 3.13
+_NESTING_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[{\]}]')
+
+
+def _nesting_depth(text: str) -> int:
+    depth = deepest = 0
+    for token in _NESTING_TOKEN.finditer(text):
+        char = token.group()[0]
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
 def loads_strict(text: str) -> Any:
-    """``json.loads`` that refuses duplicate keys and NaN/Infinity."""
+    """``json.loads`` that refuses duplicate keys, NaN/Infinity and nesting deeper than MAX_DEPTH."""
+    if text.count("[") + text.count("{") > MAX_DEPTH and _nesting_depth(text) > MAX_DEPTH:
+        raise RecursionError("nested too deeply")
     return _DECODER.decode(text)
 
 

@@ -19,7 +19,7 @@ _MODULES = {
 }
 
 
-def render(format: str, report, registry, *, show_source: bool = True) -> str:  # noqa: A002
+def render(format: str, report, registry, *, show_source: bool = True) -> str:
     """``report`` in ``format`` (one of :data:`FORMATS`), ready to write as is."""
     if format not in _MODULES:
         raise ValueError(f"unknown output format {format!r}: expected one of {', '.join(FORMATS)}")

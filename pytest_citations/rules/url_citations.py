@@ -8,9 +8,9 @@ import re
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
-from pytest_citations.diagnostics import Edit, Fix, Severity
+from pytest_citations.diagnostics import Edit, Fix
 from pytest_citations.kinds.url_citations import Record, loads_strict
-from pytest_citations.rules import Finding, Option, rule
+from pytest_citations.rules import Option, rule
 from pytest_citations.urls import NotAbsoluteURL, cid_for, normalize_url
 
 KIND = "url-citations"
