@@ -85,6 +85,7 @@ class Engine:
         self.kinds = kinds
         self.registry = registry
         self.baseline = baseline
+        self.shared: dict[str, Any] = {}  # what kinds compute once per run (indexes, cited files)
 
     @classmethod
     def load(cls, start: Path, config_file: Path | None = None, manager=None, baseline=None) -> Engine:

@@ -1,0 +1,241 @@
+"""YAML front matter, read safely and with positions.
+
+The YAML is read as a stream of parser events and built into :class:`Node` values here, so that
+nothing is ever constructed from a tag, and every value keeps its line, column and character span.
+Anchors and aliases, tags outside YAML's core schema and duplicate keys are not resolved: each is
+reported as a :class:`Problem` at its position and the value is left out.
+"""
+
+from __future__ import annotations
+
+import datetime
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml import events as ev
+from ruamel.yaml.error import MarkedYAMLError
+from ruamel.yaml.nodes import ScalarNode
+
+DELIMITER = "---"
+_CORE_TAGS = {f"tag:yaml.org,2002:{name}" for name in ("str", "int", "float", "bool", "null", "seq", "map", "timestamp")}
+_TIMESTAMP = re.compile(
+    r"^(\d{4})-(\d\d?)-(\d\d?)(?:[Tt ]+(\d\d?):(\d\d):(\d\d)(?:\.(\d+))?[ \t]*(Z|[+-]\d\d?(?::?\d\d)?)?)?$"
+)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A front-matter problem: ``kind`` is one of syntax, alias, tag, duplicate-key."""
+
+    kind: str
+    message: str
+    line: int
+    col: int
+
+
+@dataclass
+class Node:
+    """A YAML value with its place in the file: 1-based line and column, character span."""
+
+    value: Any  # dict[str, Node] for mappings, list[Node] for sequences, a Python scalar otherwise
+    line: int
+    col: int
+    start: int
+    end: int
+    key_nodes: dict[str, Node] = field(default_factory=dict)  # for mappings: where each key is
+
+    def plain(self) -> Any:
+        if isinstance(self.value, dict):
+            return {key: node.plain() for key, node in self.value.items()}
+        if isinstance(self.value, list):
+            return [node.plain() for node in self.value]
+        return self.value
+
+
+@dataclass(frozen=True)
+class Timestamp:
+    """A YAML timestamp, kept as written."""
+
+    text: str
+
+
+@dataclass
+class FrontMatter:
+    root: Node | None  # None when the YAML is empty or unreadable
+    problems: list[Problem]
+    start: int  # character offset of the YAML text in the file
+    end: int  # character offset just past the YAML text
+    first_line: int  # file line of the first YAML line
+
+
+def split(text: str) -> tuple[int, int, int] | None:
+    """(start, end, first line) of the YAML between ``---`` lines, or None if there is none.
+
+    Returns (start, -1, 2) when the front matter is opened but never closed.
+    """
+    first_end = text.find("\n")
+    first = text if first_end == -1 else text[:first_end]
+    if first.rstrip("\r").rstrip() != DELIMITER:
+        return None
+    start = len(text) if first_end == -1 else first_end + 1
+    position = start
+    while position < len(text):
+        line_end = text.find("\n", position)
+        line = text[position:] if line_end == -1 else text[position:line_end]
+        if line.rstrip("\r").rstrip() in (DELIMITER, "..."):
+            return start, position, 2
+        if line_end == -1:
+            break
+        position = line_end + 1
+    return start, -1, 2
+
+
+def parse(text: str) -> FrontMatter | None:
+    """The front matter of a Markdown text (BOM already removed), or None when it has none."""
+    bounds = split(text)
+    if bounds is None:
+        return None
+    start, end, first_line = bounds
+    if end == -1:
+        problem = Problem("syntax", "front matter opened with '---' is never closed", 1, 1)
+        return FrontMatter(None, [problem], start, len(text), first_line)
+    builder = _Builder(first_line)
+    try:
+        root = builder.build(text[start:end])
+    except MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        line = first_line + (mark.line if mark else 0)
+        col = (mark.column + 1) if mark else 1
+        message = " ".join(str(part) for part in (error.context, error.problem) if part)
+        return FrontMatter(None, [*builder.problems, Problem("syntax", f"YAML syntax error: {message}", line, col)], start, end, first_line)
+    return FrontMatter(root, builder.problems, start, end, first_line)
+
+
+class _Builder:
+    def __init__(self, first_line: int) -> None:
+        self.first_line = first_line
+        self.problems: list[Problem] = []
+        self.yaml = YAML(typ="safe")
+
+    def _position(self, event) -> tuple[int, int, int]:
+        mark = event.start_mark
+        return self.first_line + mark.line, mark.column + 1, mark.index
+
+    def build(self, text: str) -> Node | None:
+        events = iter(self.yaml.parse(text))
+        root = None
+        documents = 0
+        for event in events:
+            if isinstance(event, ev.DocumentStartEvent):
+                documents += 1
+                if documents > 1:
+                    line, col, _ = self._position(event)
+                    self.problems.append(Problem("syntax", "front matter holds more than one YAML document", line, col))
+                    return root
+            elif isinstance(event, (ev.StreamStartEvent, ev.DocumentEndEvent, ev.StreamEndEvent)):
+                continue
+            else:
+                root = self._node(event, events)
+        return root
+
+    def _flag(self, event) -> bool:
+        """Report an anchor or a tag outside the core schema; True when the value must be dropped."""
+        line, col, _ = self._position(event)
+        anchor = getattr(event, "anchor", None)
+        if anchor:
+            self.problems.append(Problem("alias", f"YAML anchor &{anchor} is not allowed in front matter", line, col))
+        tag = getattr(event, "tag", None)
+        if tag and tag not in _CORE_TAGS and tag != "!":
+            shown = "!!" + tag[len("tag:yaml.org,2002:"):] if tag.startswith("tag:yaml.org,2002:") else tag
+            self.problems.append(Problem("tag", f"YAML tag {shown} is not allowed in front matter", line, col))
+            return True
+        return False
+
+    def _node(self, event, events) -> Node | None:
+        line, col, start = self._position(event)
+        if isinstance(event, ev.AliasEvent):
+            self.problems.append(Problem("alias", f"YAML alias *{event.anchor} is not allowed in front matter", line, col))
+            return None
+        drop = self._flag(event)
+        if isinstance(event, ev.ScalarEvent):
+            value = None if drop else self._scalar(event)
+            return None if drop else Node(value, line, col, start, event.end_mark.index)
+        if isinstance(event, ev.SequenceStartEvent):
+            items = []
+            for item in events:
+                if isinstance(item, ev.SequenceEndEvent):
+                    return None if drop else Node([n for n in items if n is not None], line, col, start, item.end_mark.index)
+                items.append(self._node(item, events))
+        if isinstance(event, ev.MappingStartEvent):
+            values: dict[str, Node] = {}
+            keys: dict[str, Node] = {}
+            for key_event in events:
+                if isinstance(key_event, ev.MappingEndEvent):
+                    return None if drop else Node(values, line, col, start, key_event.end_mark.index, keys)
+                key = self._node(key_event, events)
+                value = self._node(next(events), events)
+                if key is None:
+                    continue
+                name = key.value if isinstance(key.value, str) else str(key.value)
+                if name in keys:
+                    self.problems.append(
+                        Problem("duplicate-key", f"duplicate key {name!r} (first on line {keys[name].line})", key.line, key.col)
+                    )
+                    continue
+                keys[name] = key
+                if value is not None:
+                    values[name] = value
+        raise AssertionError(f"unexpected YAML event {event!r}")
+
+    def _scalar(self, event) -> Any:
+        text = event.value
+        plain, _ = event.implicit
+        if event.tag == "tag:yaml.org,2002:str" or (not plain and event.tag is None) or event.style:
+            return text
+        tag = str(event.tag or self.yaml.resolver.resolve(ScalarNode, text, event.implicit))
+        return _construct(tag, text)
+
+
+def _construct(tag: str, text: str) -> Any:
+    name = tag.rsplit(":", 1)[-1]
+    if name == "null":
+        return None
+    if name == "bool":
+        return text.lower() == "true"
+    if name == "int":
+        digits = text.replace("_", "")
+        sign = -1 if digits.startswith("-") else 1
+        digits = digits.lstrip("+-")
+        for prefix, base in (("0x", 16), ("0o", 8), ("0b", 2)):
+            if digits.lower().startswith(prefix):
+                return sign * int(digits[2:], base)
+        return sign * int(digits, 10)
+    if name == "float":
+        lowered = text.lower().replace("_", "")
+        if lowered in (".nan",):
+            return math.nan
+        if lowered.lstrip("+-") == ".inf":
+            return -math.inf if lowered.startswith("-") else math.inf
+        return float(lowered)
+    if name == "timestamp":
+        return Timestamp(text)
+    return text
+
+
+def is_datetime(value: Any) -> bool:
+    """A YAML timestamp or an ISO 8601 string with real calendar values."""
+    text = value.text if isinstance(value, Timestamp) else value
+    if not isinstance(text, str):
+        return False
+    match = _TIMESTAMP.match(text.strip())
+    if not match:
+        return False
+    year, month, day, hour, minute, second = (int(part or 0) for part in match.groups()[:6])
+    try:
+        datetime.datetime(year, month, day, hour, minute, second)
+    except ValueError:
+        return False
+    return True

@@ -1,0 +1,242 @@
+"""memories: Markdown files whose YAML front matter cites repository files (memory-citation-schema.md).
+
+A memory is every ``*.md`` under the memories folders (by default ``.serena/memories``, searched
+recursively) and any other Markdown file whose front matter has a top-level ``citations`` key.
+Each file is one :class:`Memory` unit. Citation verification follows the spec's algorithm, in its
+order and with its messages, and is shared by the rules and ``citations memory verify``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from pytest_citations import frontmatter, sources
+from pytest_citations.frontmatter import FrontMatter, Node
+from pytest_citations.kinds import Reported
+from pytest_citations.rules import Finding
+
+LINK_TYPES = ("related", "supersedes", "blocks", "implements", "extends")
+DEFAULT_CONFIDENCE = 0.5
+_PROBLEM_CODES = {"syntax": "M201", "alias": "M202", "tag": "M203", "duplicate-key": "M204"}
+_CITATIONS_IN_FRONT_MATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n(?:(?!---[ \t]*\r?\n).*\n)*?citations[ \t]*:", re.M)
+
+
+@dataclass
+class Citation:
+    index: int
+    node: Node
+    path: Any = None
+    line: Any = None
+    snippet: Any = None
+    verified: Any = None
+
+    @property
+    def checkable(self) -> bool:
+        """Whether its fields have the types verification needs (the schema rule reports the rest)."""
+        return (
+            isinstance(self.path, str)
+            and bool(self.path)
+            and (self.line is None or (isinstance(self.line, int) and not isinstance(self.line, bool)))
+            and (self.snippet is None or isinstance(self.snippet, str))
+        )
+
+    def field_node(self, key: str) -> Node:
+        return self.node.value.get(key, self.node) if isinstance(self.node.value, dict) else self.node
+
+
+@dataclass(frozen=True)
+class Link:
+    type: str
+    target: Any
+    line: int
+    col: int
+
+
+@dataclass
+class Memory:
+    rel: str
+    id: str
+    front_matter: FrontMatter | None
+    citations: list[Citation]
+    links: list[Link]
+    confidence: Any
+    line: int = 1
+    memo: dict[Any, Any] = field(default_factory=dict, repr=False)
+
+    def field(self, key: str) -> Node | None:
+        root = self.front_matter.root if self.front_matter else None
+        return root.value.get(key) if root is not None and isinstance(root.value, dict) else None
+
+    def key_node(self, key: str) -> Node | None:
+        root = self.front_matter.root if self.front_matter else None
+        return root.key_nodes.get(key) if root is not None and isinstance(root.value, dict) else None
+
+
+def read_memory(rel: str, text: str) -> Memory:
+    """A memory from its text (BOM removed); front-matter problems are in ``front_matter.problems``."""
+    parsed = frontmatter.parse(text)
+    root = parsed.root if parsed else None
+    values = root.value if root is not None and isinstance(root.value, dict) else {}
+    stem = PurePosixPath(rel).stem
+    memory_id = values["id"].value if "id" in values and isinstance(values["id"].value, str) and values["id"].value else stem
+    citations = []
+    node = values.get("citations")
+    if node is not None and isinstance(node.value, list):
+        for index, item in enumerate(node.value):
+            fields = item.value if isinstance(item.value, dict) else {}
+            citations.append(
+                Citation(
+                    index,
+                    item,
+                    *(fields[key].value if key in fields else None for key in ("path", "line", "snippet", "verified")),
+                )
+            )
+    links = []
+    node = values.get("links")
+    if node is not None and isinstance(node.value, list):
+        for item in node.value:
+            if isinstance(item.value, dict) and len(item.value) == 1:
+                ((link_type, target),) = item.value.items()
+                links.append(Link(link_type, target.value, item.line, item.col))
+    confidence = values["confidence"].value if "confidence" in values else DEFAULT_CONFIDENCE
+    return Memory(rel, memory_id, parsed, citations, links, confidence)
+
+
+# -- verification, as the spec orders it ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of verifying one citation: ``code`` names the rule of the first failed step."""
+
+    valid: bool
+    reason: str | None = None
+    code: str | None = None
+    moved_to: tuple[int, ...] = ()  # for a snippet mismatch: the lines that hold the snippet now
+
+
+VALID = Verdict(True)
+
+CitedLines = Callable[[str], "list[str] | sources.SourceError"]
+
+
+def cited_lines_reader(root: Path, max_size: int, cache: dict) -> CitedLines:
+    """Lines of a cited file, read once per run: split on ``\\n``, a trailing ``\\r`` dropped, and
+    no empty last line for a final line end (so a file's length is its number of lines)."""
+
+    def read(rel: str):
+        if rel not in cache:
+            try:
+                text = sources.read_source(root, rel, max_size).text
+            except sources.SourceError as error:
+                cache[rel] = error
+            else:
+                lines = text.split("\n")
+                if lines and lines[-1] == "":
+                    lines.pop()
+                cache[rel] = [line[:-1] if line.endswith("\r") else line for line in lines]
+        return cache[rel]
+
+    return read
+
+
+def verify_citation(root: Path, citation: Citation, read_lines: CitedLines) -> Verdict:
+    """The spec's verification algorithm; stops at the first failure."""
+    path = citation.path
+    if PurePosixPath(path).is_absolute() or Path(path).is_absolute():
+        return Verdict(False, f"Path traversal blocked: {path}", "M206")
+    try:
+        resolved = sources.resolve_inside(root, path)
+    except sources.SourceError:
+        return Verdict(False, f"Path traversal blocked: {path}", "M206")
+    if not resolved.exists():
+        return Verdict(False, f"File not found: {path}", "M207")
+    if citation.line is None:
+        return VALID
+    lines = read_lines(resolved.relative_to(root.resolve()).as_posix())
+    if isinstance(lines, sources.SourceError):
+        return Verdict(False, f"Cannot read file: {lines.message}", "M208")
+    line = citation.line
+    if line < 1:
+        return Verdict(False, f"Invalid line number: {line} (must be >= 1)", "M209")
+    if line > len(lines):
+        return Verdict(False, f"Line {line} exceeds file length ({len(lines)})", "M210")
+    actual = lines[line - 1]
+    snippet = citation.snippet
+    if snippet and snippet not in actual:
+        moved = tuple(number for number, text in enumerate(lines, start=1) if snippet in text)
+        reason = f"Snippet mismatch at line {line}. Expected '{snippet}', got '{actual.strip()}'"
+        return Verdict(False, reason, "M211", moved)
+    return VALID
+
+
+def shared_reader(ctx) -> CitedLines:
+    """The run-wide cited-file reader of the engine behind a rule context."""
+    engine = ctx.file.engine
+    cache = engine.shared.setdefault("memories.cited-lines", {})
+    return cited_lines_reader(engine.config.root, engine.config.max_file_size, cache)
+
+
+def verdicts(memory: Memory, ctx) -> list[Verdict | None]:
+    """One verdict per citation (None where its fields have the wrong types), computed once."""
+    if "verdicts" not in memory.memo:
+        read = shared_reader(ctx)
+        memory.memo["verdicts"] = [
+            verify_citation(ctx.root, citation, read) if citation.checkable else None for citation in memory.citations
+        ]
+    return memory.memo["verdicts"]
+
+
+# -- the run-wide index: ids and links of every memory ------------------------------------------------
+
+
+@dataclass
+class MemoryIndex:
+    by_id: dict[str, list[str]]  # memory id -> files that declare it
+    supersedes: dict[str, list[str]]  # memory id -> ids it supersedes
+
+
+def index_for(engine) -> MemoryIndex:
+    """Every memory under the repository root, read once per run."""
+    if "memories.index" not in engine.shared:
+        by_id: dict[str, list[str]] = {}
+        supersedes: dict[str, list[str]] = {}
+        for rel, kind in engine.discover([engine.config.root]):
+            if kind is not KIND:
+                continue
+            try:
+                text = sources.read_source(engine.config.root, rel, engine.config.max_file_size).text
+            except sources.SourceError:
+                continue
+            memory = read_memory(rel, text)
+            by_id.setdefault(memory.id, []).append(rel)
+            supersedes.setdefault(memory.id, []).extend(
+                link.target for link in memory.links if link.type == "supersedes" and isinstance(link.target, str)
+            )
+        engine.shared["memories.index"] = MemoryIndex(by_id, supersedes)
+    return engine.shared["memories.index"]
+
+
+class Memories:
+    name = "memories"
+    description = "Markdown memory files with YAML front-matter citations"
+    include = (".serena/memories/**/*.md",)
+    sniff_include = ("**/*.md",)
+    options: dict = {}
+
+    def sniff(self, head: str) -> bool:
+        return _CITATIONS_IN_FRONT_MATTER.search(head) is not None
+
+    def units(self, ctx) -> Iterator[Memory | Reported]:
+        memory = read_memory(ctx.rel, ctx.full_text())
+        if memory.front_matter is not None:
+            for problem in memory.front_matter.problems:
+                yield Reported(_PROBLEM_CODES[problem.kind], Finding(problem.message, problem.line, problem.col))
+        yield memory
+
+
+KIND = Memories()

@@ -1,0 +1,811 @@
+'''Rules for memory files (M2xx): front matter that parses safely, follows the schema, and cites
+repository lines that still say what the memory claims.'''
+
+from __future__ import annotations
+
+from pytest_citations.diagnostics import Edit, Fix, Severity
+from pytest_citations.frontmatter import Node, Timestamp, is_datetime
+from pytest_citations.kinds.memories import LINK_TYPES, Memory, index_for, verdicts
+from pytest_citations.rules import Finding, rule
+
+KIND = "memories"
+
+
+@rule("M201", "front-matter-syntax", kind=KIND, scope="engine")
+def front_matter_syntax():
+    """
+    ## What it does
+    Reports front matter that is not readable YAML: a syntax error (with the line and column the
+    parser stopped at), a `---` block that is never closed, or more than one YAML document.
+
+    ## Why is this bad?
+    A memory whose front matter cannot be read has no citations anyone can verify, and tools that
+    load it fail or, worse, skip it silently.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title=".serena/memories/auth.md"
+    ---
+    id: auth
+    citations: [{path: src/app.py, line: 1
+    ---
+    # Auth flow
+    ```
+
+    Good:
+
+    ```markdown title=".serena/memories/auth.md"
+    ---
+    id: auth
+    citations: [{path: src/app.py, line: 1}]
+    ---
+    # Auth flow
+    ```
+
+    ```python title="src/app.py"
+    def login(): ...
+    ```
+
+    ## Fix
+    Correct the YAML at the position given.
+    """
+
+
+@rule("M202", "yaml-anchor-alias", kind=KIND, scope="engine")
+def yaml_anchor_alias():
+    """
+    ## What it does
+    Reports YAML anchors (`&name`) and aliases (`*name`) in front matter. Aliases are not resolved:
+    the value that uses one is left out.
+
+    ## Why is this bad?
+    Aliases let a few bytes expand into enormous documents ("billion laughs"), and they make a
+    citation's real content invisible where it is read. Front matter has no need for them.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title=".serena/memories/auth.md"
+    ---
+    tags: &common [auth]
+    subject: *common
+    ---
+    ```
+
+    Good:
+
+    ```markdown title=".serena/memories/auth.md"
+    ---
+    tags: [auth]
+    subject: Auth flow
+    ---
+    ```
+
+    ## Fix
+    Write the value out where it is used.
+    """
+
+
+@rule("M203", "yaml-unsafe-tag", kind=KIND, scope="engine")
+def yaml_unsafe_tag():
+    """
+    ## What it does
+    Reports YAML tags outside the core schema (such as `!!python/object` or custom `!tags`) in
+    front matter. Nothing is ever constructed from a tag; the tagged value is left out.
+
+    ## Why is this bad?
+    Loaders that honour such tags can be made to run code. A memory file is data and must load the
+    same everywhere.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title=".serena/memories/auth.md"
+    ---
+    subject: !!python/object/apply:os.system ["echo hi"]
+    ---
+    ```
+
+    Good:
+
+    ```markdown title=".serena/memories/auth.md"
+    ---
+    subject: Auth flow
+    ---
+    ```
+
+    ## Fix
+    Remove the tag.
+    """
+
+
+@rule("M204", "yaml-duplicate-key", kind=KIND, scope="engine")
+def yaml_duplicate_key():
+    """
+    ## What it does
+    Reports a key that appears twice in the same front-matter mapping; the second value is
+    ignored.
+
+    ## Why is this bad?
+    YAML loaders disagree on duplicate keys (first wins, last wins, or error), so the memory means
+    different things to different tools.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title=".serena/memories/auth.md"
+    ---
+    id: auth
+    id: auth-flow
+    ---
+    ```
+
+    Good:
+
+    ```markdown title=".serena/memories/auth.md"
+    ---
+    id: auth-flow
+    ---
+    ```
+
+    ## Fix
+    Keep one of the keys.
+    """
+
+
+def _type_name(value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, Timestamp):
+        return "a timestamp"
+    return "a list" if isinstance(value, list) else "a mapping"
+
+
+def _expect(node: Node, where: str, check, expected: str):
+    if not check(node.value):
+        yield Finding(f"{where} must be {expected}, not {_type_name(node.value)}", node.line, node.col)
+
+
+def _is_str(value) -> bool:
+    return isinstance(value, str)
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _schema_findings(memory: Memory):
+    root = memory.front_matter.root
+    if not isinstance(root.value, dict):
+        yield Finding(f"front matter must be a mapping, not {_type_name(root.value)}", root.line, root.col)
+        return
+    fields = root.value
+    for key in ("id", "subject"):
+        if key in fields:
+            yield from _expect(fields[key], key, _is_str, "a string")
+    if "last_verified" in fields:
+        yield from _expect(fields["last_verified"], "last_verified", is_datetime, "an ISO 8601 date-time")
+    if "confidence" in fields:
+        node = fields["confidence"]
+        if not isinstance(node.value, (int, float)) or isinstance(node.value, bool):
+            yield Finding(f"confidence must be a number from 0.0 to 1.0, not {_type_name(node.value)}", node.line, node.col)
+        elif not 0.0 <= node.value <= 1.0:
+            yield Finding(f"confidence must be from 0.0 to 1.0, not {node.value}", node.line, node.col)
+    if "tags" in fields:
+        node = fields["tags"]
+        if not isinstance(node.value, list):
+            yield Finding(f"tags must be a list of strings, not {_type_name(node.value)}", node.line, node.col)
+        else:
+            for index, item in enumerate(node.value):
+                yield from _expect(item, f"tags[{index}]", _is_str, "a string")
+    if "citations" in fields:
+        yield from _citation_findings(fields["citations"])
+    if "links" in fields:
+        yield from _link_findings(fields["links"])
+
+
+def _citation_findings(node: Node):
+    if not isinstance(node.value, list):
+        yield Finding(f"citations must be a list, not {_type_name(node.value)}", node.line, node.col)
+        return
+    for index, item in enumerate(node.value):
+        where = f"citations[{index}]"
+        if not isinstance(item.value, dict):
+            yield Finding(f"{where} must be a mapping with a path, not {_type_name(item.value)}", item.line, item.col)
+            continue
+        fields = item.value
+        if "path" not in fields:
+            yield Finding(f"{where} has no path", item.line, item.col)
+        else:
+            yield from _expect(fields["path"], f"{where}.path", lambda v: isinstance(v, str) and v != "", "a non-empty string")
+        if "line" in fields and fields["line"].value is not None:
+            yield from _expect(fields["line"], f"{where}.line", _is_int, "an integer")
+        if "snippet" in fields and fields["snippet"].value is not None:
+            yield from _expect(fields["snippet"], f"{where}.snippet", _is_str, "a string")
+        if "verified" in fields and fields["verified"].value is not None:
+            yield from _expect(fields["verified"], f"{where}.verified", is_datetime, "an ISO 8601 date-time")
+
+
+def _link_findings(node: Node):
+    if not isinstance(node.value, list):
+        yield Finding(f"links must be a list, not {_type_name(node.value)}", node.line, node.col)
+        return
+    for index, item in enumerate(node.value):
+        if not isinstance(item.value, dict) or len(item.value) != 1:
+            yield Finding(f"links[{index}] must be a mapping of one link type to a memory id", item.line, item.col)
+            continue
+        ((link_type, target),) = item.value.items()
+        yield from _expect(target, f"links[{index}].{link_type}", _is_str, "a memory id (string)")
+
+
+@rule("M205", "memory-schema", kind=KIND)
+def memory_schema(memory: Memory, ctx):
+    """
+    ## What it does
+    Checks the front matter against the memory schema: `id` and `subject` strings; `citations` a
+    list of mappings with a non-empty `path`, an integer `line` (not `"2"`, not `true`), a string
+    `snippet` and an ISO 8601 `verified`; `links` a list of single-key mappings; `tags` a list of
+    strings; `confidence` a number from 0.0 to 1.0; `last_verified` an ISO 8601 date-time. Each
+    message names the field and its line.
+
+    ## Why is this bad?
+    A citation with `line: "2"` cannot be verified, and tools that expect an integer crash on it or
+    compare it wrongly; a confidence of 7 is meaningless.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title=".serena/memories/auth.md"
+    ---
+    citations:
+      - path: src/app.py
+        line: "1"
+    confidence: 7
+    ---
+    ```
+
+    ```python title="src/app.py"
+    def login(): ...
+    ```
+
+    Good:
+
+    ```markdown title=".serena/memories/auth.md"
+    ---
+    citations:
+      - path: src/app.py
+        line: 1
+    confidence: 0.7
+    ---
+    ```
+
+    ```python title="src/app.py"
+    def login(): ...
+    ```
+
+    ## Fix
+    Give each field the type the schema names.
+    """
+    if memory.front_matter is None or memory.front_matter.root is None:
+        return
+    yield from _schema_findings(memory)
+
+
+def _verification(code: str, memory: Memory, ctx):
+    for citation, verdict in zip(memory.citations, verdicts(memory, ctx)):
+        if verdict is not None and verdict.code == code:
+            node = citation.field_node("line" if code in ("M209", "M210", "M211") else "path")
+            yield citation, verdict, node
+
+
+@rule("M206", "citation-path-traversal", kind=KIND)
+def citation_path_traversal(memory: Memory, ctx):
+    """
+    ## What it does
+    Reports a citation whose `path` is absolute or resolves, through `..` or a symlink, outside the
+    repository root: `Path traversal blocked: {path}`. The file is never opened.
+
+    ## Why is this bad?
+    A memory must cite the repository it lives in; a path out of it could make the checker read
+    (and print) files it has no business reading.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title=".serena/memories/auth.md"
+    ---
+    citations:
+      - path: ../../etc/passwd
+    ---
+    ```
+
+    Good:
+
+    ```markdown title=".serena/memories/auth.md"
+    ---
+    citations:
+      - path: src/app.py
+    ---
+    ```
+
+    ```python title="src/app.py"
+    def login(): ...
+    ```
+
+    ## Fix
+    Use a path relative to the repository root, without `../` escapes.
+    """
+    for _, verdict, node in _verification("M206", memory, ctx):
+        yield Finding(verdict.reason, node.line, node.col)
+
+
+@rule("M207", "citation-file-not-found", kind=KIND)
+def citation_file_not_found(memory: Memory, ctx):
+    """
+    ## What it does
+    Reports a citation whose `path` names nothing in the repository: `File not found: {path}`.
+
+    ## Why is this bad?
+    The file was deleted or moved; the memory now describes code that does not exist.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title=".serena/memories/auth.md"
+    ---
+    citations:
+      - path: src/old_app.py
+    ---
+    ```
+
+    Good:
+
+    ```markdown title=".serena/memories/auth.md"
+    ---
+    citations:
+      - path: src/app.py
+    ---
+    ```
+
+    ```python title="src/app.py"
+    def login(): ...
+    ```
+
+    ## Fix
+    Update `path`, or remove the citation.
+    """
+    for _, verdict, node in _verification("M207", memory, ctx):
+        yield Finding(verdict.reason, node.line, node.col)
+
+
+@rule("M208", "citation-file-unreadable", kind=KIND)
+def citation_file_unreadable(memory: Memory, ctx):
+    r"""
+    ## What it does
+    Reports a cited file that cannot be read as UTF-8 text when a line is cited (a binary file, a
+    Latin-1 file, a folder, a file over `max-file-size`): `Cannot read file: {error}`.
+
+    ## Why is this bad?
+    A line of a file that cannot be read cannot be verified.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title=".serena/memories/logo.md"
+    ---
+    citations:
+      - path: assets/logo.png
+        line: 1
+    ---
+    ```
+
+    ```text title="assets/logo.png" escapes
+    \x89PNG\r\n\x1a\n\xff\xfe
+    ```
+
+    Good (a path-only citation of a binary file):
+
+    ```markdown title=".serena/memories/logo.md"
+    ---
+    citations:
+      - path: assets/logo.png
+    ---
+    ```
+
+    ```text title="assets/logo.png" escapes
+    \x89PNG\r\n\x1a\n\xff\xfe
+    ```
+
+    ## Fix
+    Cite a text file, or cite the file without a line.
+    """
+    for _, verdict, node in _verification("M208", memory, ctx):
+        yield Finding(verdict.reason, node.line, node.col)
+
+
+@rule("M209", "citation-line-invalid", kind=KIND)
+def citation_line_invalid(memory: Memory, ctx):
+    """
+    ## What it does
+    Reports a citation `line` below 1: `Invalid line number: {line} (must be >= 1)`.
+
+    ## Why is this bad?
+    Lines are numbered from 1; line 0 is usually an off-by-one from a 0-based tool.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title=".serena/memories/auth.md"
+    ---
+    citations:
+      - path: src/app.py
+        line: 0
+    ---
+    ```
+
+    ```python title="src/app.py"
+    def login(): ...
+    ```
+
+    Good:
+
+    ```markdown title=".serena/memories/auth.md"
+    ---
+    citations:
+      - path: src/app.py
+        line: 1
+    ---
+    ```
+
+    ```python title="src/app.py"
+    def login(): ...
+    ```
+
+    ## Fix
+    Use 1-based line numbers.
+    """
+    for _, verdict, node in _verification("M209", memory, ctx):
+        yield Finding(verdict.reason, node.line, node.col)
+
+
+@rule("M210", "citation-line-out-of-range", kind=KIND)
+def citation_line_out_of_range(memory: Memory, ctx):
+    """
+    ## What it does
+    Reports a citation `line` past the end of the cited file:
+    `Line {line} exceeds file length ({length})`. The length counts lines split on `\\n` (a final
+    line end does not start another line; a `\\r` before it is ignored).
+
+    ## Why is this bad?
+    The file was shortened; whatever the memory cited is gone or moved.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title=".serena/memories/auth.md"
+    ---
+    citations:
+      - path: src/app.py
+        line: 40
+    ---
+    ```
+
+    ```python title="src/app.py"
+    def login(): ...
+    ```
+
+    Good:
+
+    ```markdown title=".serena/memories/auth.md"
+    ---
+    citations:
+      - path: src/app.py
+        line: 1
+    ---
+    ```
+
+    ```python title="src/app.py"
+    def login(): ...
+    ```
+
+    ## Fix
+    Update or remove `line`.
+    """
+    for _, verdict, node in _verification("M210", memory, ctx):
+        yield Finding(verdict.reason, node.line, node.col)
+
+
+@rule("M211", "citation-snippet-mismatch", kind=KIND, fixable=True)
+def citation_snippet_mismatch(memory: Memory, ctx):
+    """
+    ## What it does
+    Reports a citation whose `snippet` is not on its `line`:
+    `Snippet mismatch at line {line}. Expected '{snippet}', got '{actual}'`. When the snippet now
+    appears on exactly one other line, the message adds `(moved to line N)` and `--fix` updates
+    `line`; when it appears on several, they are listed and nothing is changed.
+
+    ## Why is this bad?
+    The code changed under the memory: it may still be right about a line that moved, or it may
+    now describe code that no longer exists.
+
+    ## Example
+
+    Bad (two lines were added above the function):
+
+    ```markdown title=".serena/memories/auth.md"
+    ---
+    citations:
+      - path: src/app.py
+        line: 1
+        snippet: "def login"
+    ---
+    ```
+
+    ```python title="src/app.py"
+    import os
+
+    def login(): ...
+    ```
+
+    Good:
+
+    ```markdown title=".serena/memories/auth.md"
+    ---
+    citations:
+      - path: src/app.py
+        line: 3
+        snippet: "def login"
+    ---
+    ```
+
+    ```python title="src/app.py"
+    import os
+
+    def login(): ...
+    ```
+
+    ## Fix
+    `citations check --fix` moves `line` when the snippet is found on exactly one line; otherwise
+    update `line` and `snippet` by hand.
+    """
+    offset = memory.front_matter.start if memory.front_matter else 0
+    for citation, verdict, node in _verification("M211", memory, ctx):
+        message, fix = verdict.reason, None
+        if len(verdict.moved_to) == 1:
+            (target,) = verdict.moved_to
+            message += f" (moved to line {target})"
+            line_node = citation.field_node("line")
+            fix = Fix(f"move the citation to line {target}", (Edit(offset + line_node.start, offset + line_node.end, str(target)),))
+        elif verdict.moved_to:
+            message += f" (found at lines {', '.join(map(str, verdict.moved_to))}: update line by hand)"
+        yield Finding(message, node.line, node.col, fix=fix)
+
+
+@rule("M212", "unknown-link-type", kind=KIND, severity=Severity.WARNING)
+def unknown_link_type(memory: Memory, ctx):
+    """
+    ## What it does
+    Warns about a link whose type is not one of `related`, `supersedes`, `blocks`, `implements`,
+    `extends`. As the spec says, such a link is skipped.
+
+    ## Why is this bad?
+    A typo (`supercedes`) silently drops the relationship.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title=".serena/memories/auth.md"
+    ---
+    links:
+      - supercedes: auth-v1
+    ---
+    ```
+
+    ```markdown title=".serena/memories/auth-v1.md"
+    ---
+    id: auth-v1
+    ---
+    ```
+
+    Good:
+
+    ```markdown title=".serena/memories/auth.md"
+    ---
+    links:
+      - supersedes: auth-v1
+    ---
+    ```
+
+    ```markdown title=".serena/memories/auth-v1.md"
+    ---
+    id: auth-v1
+    ---
+    ```
+
+    ## Fix
+    Use one of the five link types.
+    """
+    for link in memory.links:
+        if link.type not in LINK_TYPES:
+            yield Finding(f"unknown link type {link.type!r} (known: {', '.join(LINK_TYPES)}); the link is skipped", link.line, link.col)
+
+
+@rule("M213", "link-target-missing", kind=KIND)
+def link_target_missing(memory: Memory, ctx):
+    """
+    ## What it does
+    Reports a link whose target id matches no memory in the repository (a memory's id is its `id`
+    field, or its file name without `.md`).
+
+    ## Why is this bad?
+    The relationship points at nothing: the target was renamed or deleted.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title=".serena/memories/auth.md"
+    ---
+    links:
+      - implements: adr-042
+    ---
+    ```
+
+    Good:
+
+    ```markdown title=".serena/memories/auth.md"
+    ---
+    links:
+      - implements: adr-042
+    ---
+    ```
+
+    ```markdown title=".serena/memories/adr-042.md"
+    ---
+    subject: Python first
+    ---
+    ```
+
+    ## Fix
+    Point the link at an existing memory id, or remove it.
+    """
+    known = index_for(ctx.file.engine).by_id
+    for link in memory.links:
+        if link.type in LINK_TYPES and isinstance(link.target, str) and link.target not in known:
+            yield Finding(f"{link.type} link target {link.target!r} matches no memory", link.line, link.col)
+
+
+@rule("M214", "duplicate-memory-id", kind=KIND)
+def duplicate_memory_id(memory: Memory, ctx):
+    """
+    ## What it does
+    Reports a memory whose id is also the id of another memory file in the repository.
+
+    ## Why is this bad?
+    Links and `citations memory verify ID` resolve ids to one file; with two, which one is meant
+    depends on the tool.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title=".serena/memories/auth.md"
+    ---
+    id: auth
+    ---
+    ```
+
+    ```markdown title=".serena/memories/archive/auth.md"
+    ---
+    subject: old notes
+    ---
+    ```
+
+    Good:
+
+    ```markdown title=".serena/memories/auth.md"
+    ---
+    id: auth
+    ---
+    ```
+
+    ```markdown title=".serena/memories/archive/auth-2025.md"
+    ---
+    subject: old notes
+    ---
+    ```
+
+    ## Fix
+    Give one of them another id (or file name).
+    """
+    others = [rel for rel in index_for(ctx.file.engine).by_id.get(memory.id, []) if rel != memory.rel]
+    if others:
+        node = memory.field("id")
+        line, col = (node.line, node.col) if node else (1, 1)
+        yield Finding(f"memory id {memory.id!r} is also the id of {', '.join(others)}", line, col)
+
+
+def _supersedes_cycle(start: str, edges: dict[str, list[str]]) -> list[str] | None:
+    """The shortest cycle of supersedes links through ``start``, as ids from start back to start."""
+    paths = [[start]]
+    seen = {start}
+    while paths:
+        following = []
+        for path in paths:
+            for target in edges.get(path[-1], []):
+                if target == start:
+                    return [*path, start]
+                if target not in seen:
+                    seen.add(target)
+                    following.append([*path, target])
+        paths = following
+    return None
+
+
+@rule("M215", "supersedes-cycle", kind=KIND)
+def supersedes_cycle(memory: Memory, ctx):
+    """
+    ## What it does
+    Reports a memory that, following `supersedes` links, supersedes itself (a -> b -> a).
+
+    ## Why is this bad?
+    In a cycle every memory is obsolete and none is current.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title=".serena/memories/a.md"
+    ---
+    links:
+      - supersedes: b
+    ---
+    ```
+
+    ```markdown title=".serena/memories/b.md"
+    ---
+    links:
+      - supersedes: a
+    ---
+    ```
+
+    Good:
+
+    ```markdown title=".serena/memories/a.md"
+    ---
+    links:
+      - supersedes: b
+    ---
+    ```
+
+    ```markdown title=".serena/memories/b.md"
+    ---
+    subject: the older note
+    ---
+    ```
+
+    ## Fix
+    Decide which memory is current and remove the `supersedes` link that points back.
+    """
+    cycle = _supersedes_cycle(memory.id, index_for(ctx.file.engine).supersedes)
+    if cycle:
+        link = next(link for link in memory.links if link.type == "supersedes" and link.target == cycle[1])
+        yield Finding(f"supersedes cycle: {' -> '.join(cycle)}", link.line, link.col)
