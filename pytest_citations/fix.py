@@ -69,6 +69,12 @@ def fix_file(engine: Any, rel: str, kind: Any) -> FixResult:
         applied += count
         current = sources.with_text(current, text)
         diagnostics = engine.check_file(rel, kind, source=current)
+    refresh = getattr(kind, "refresh", None)
+    if refresh is not None:
+        refreshed = refresh(engine, rel, source.text, current.text)
+        if refreshed is not None and refreshed != current.text:
+            current = sources.with_text(current, refreshed)
+            diagnostics = engine.check_file(rel, kind, source=current)
     if current.raw != source.raw:
         write_atomic(source, current.raw)
     return FixResult(diagnostics, applied)

@@ -231,6 +231,12 @@ class Memories:
     def sniff(self, head: str) -> bool:
         return _CITATIONS_IN_FRONT_MATTER.search(head) is not None
 
+    def refresh(self, engine, rel: str, original_text: str, text: str) -> str | None:
+        """After ``--fix``: stamp what verification established (see memory_refresh)."""
+        from pytest_citations.memory_refresh import refresh
+
+        return refresh(engine, rel, original_text, text)
+
     def units(self, ctx) -> Iterator[Memory | Reported]:
         memory = read_memory(ctx.rel, ctx.full_text())
         if memory.front_matter is not None:
