@@ -112,6 +112,15 @@ class Engine:
     def is_excluded(self, rel: str) -> bool:
         return globs.matches(rel, self.config.exclude)
 
+    def includes_folder(self, rel: str) -> bool:
+        """Whether a kind's include globs can claim files in folder ``rel`` or below it."""
+        for kind in self.kinds:
+            for pattern in self.config.kinds[kind.name].include:
+                literal = globs.literal_prefix(pattern)
+                if literal and (literal.startswith(rel + "/") or (rel + "/").startswith(literal)):
+                    return True
+        return False
+
     def kind_for(self, rel: str) -> Any | None:
         """The kind that claims ``rel`` by path, else by content; None when no kind does."""
         for kind in self.kinds:

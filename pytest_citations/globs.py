@@ -36,3 +36,15 @@ def compile_glob(pattern: str) -> re.Pattern[str]:
 
 def matches(path: str, patterns) -> bool:
     return any(compile_glob(pattern).match(path) for pattern in patterns)
+
+
+def literal_prefix(pattern: str) -> str:
+    """The folders a pattern names before its first wildcard (``.serena/memories/`` for
+    ``.serena/memories/**/*.md``); empty when it can match anywhere."""
+    folders = pattern.lstrip("/").split("/")[:-1]
+    literal = []
+    for folder in folders:
+        if any(char in folder for char in "*?["):
+            break
+        literal.append(folder)
+    return "/".join(literal) + "/" if literal else ""

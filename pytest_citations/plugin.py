@@ -112,6 +112,21 @@ class CitationsCollector:
             raise engine
         return engine
 
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_ignore_collect(self, collection_path: Path, config: pytest.Config):
+        """Enter hidden folders that a kind's include names (``.serena/memories``), which pytest's
+        default ``norecursedirs`` would skip; leave every other decision to pytest."""
+        if not collection_path.name.startswith(".") or not collection_path.is_dir():
+            return None
+        try:
+            engine = self.engine_for(self.real_folder(collection_path.parent))
+        except pytest.UsageError:
+            return None
+        rel = engine.relative(collection_path)
+        if rel is None or engine.is_excluded(rel):
+            return None
+        return False if engine.includes_folder(rel) else None
+
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector):
         folder = self.real_folder(file_path.parent)
         try:

@@ -508,3 +508,15 @@ def test_broken_baseline_is_a_usage_error(pytester: pytest.Pytester, repo) -> No
     result = pytester.runpytest_inprocess("--citations", "--citations-baseline=baseline.json")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "not a baseline" in result.stderr.str()
+
+
+def test_hidden_memory_folders_are_entered(pytester: pytest.Pytester) -> None:
+    pytester.makepyprojecttoml("[tool.citations]\n")
+    memories = pytester.path / ".serena" / "memories" / "team"
+    memories.mkdir(parents=True)
+    (memories / "auth.md").write_text("---\ncitations:\n  - path: src/missing.py\n---\n# Auth\n")
+    (pytester.path / ".cache").mkdir()
+    (pytester.path / ".cache" / "test_hidden.py").write_text("def test_x():\n    pass\n")
+    result = pytester.runpytest_inprocess("--citations")
+    result.assert_outcomes(failed=1)  # the memory is found; other hidden folders stay skipped
+    result.stdout.fnmatch_lines([".serena/memories/team/auth.md:3:11: M207 File not found: src/missing.py"])
