@@ -10,7 +10,7 @@ import os
 import sys
 from pathlib import Path
 
-from pytest_citations import __version__
+from pytest_citations import __version__, memory_cli
 from pytest_citations import baseline as baseline_module
 from pytest_citations.config import ConfigError
 from pytest_citations.engine import Engine, load_plugins
@@ -49,6 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     listing = commands.add_parser("rules", help="list every rule")
     listing.add_argument("--format", choices=("text", "markdown"), default="text", help="markdown prints the full reference (docs/rules.md)")
+
+    memory_cli.add_parser(commands)
     return parser
 
 
@@ -62,6 +64,8 @@ def main(argv: list[str] | None = None) -> int:
             return show_rule(args.code)
         if args.command == "rules":
             return list_rules(args.format)
+        if args.command == "memory":
+            return memory_cli.run(args)
     except (ConfigError, baseline_module.BaselineError) as exc:
         print(f"citations: error: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -17,6 +17,7 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml import events as ev
 from ruamel.yaml.error import MarkedYAMLError
+from ruamel.yaml.reader import ReaderError
 from ruamel.yaml.nodes import ScalarNode
 
 DELIMITER = "---"
@@ -105,6 +106,14 @@ def parse(text: str) -> FrontMatter | None:
     builder = _Builder(first_line)
     try:
         root = builder.build(text[start:end])
+    except RecursionError:
+        problem = Problem("syntax", "YAML nested too deeply", first_line, 1)
+        return FrontMatter(None, [*builder.problems, problem], start, end, first_line)
+    except ReaderError as error:  # a character YAML does not allow, such as a control character
+        before = text[start : start + error.position]
+        line, col = first_line + before.count("\n"), error.position - (before.rfind("\n") + 1) + 1
+        problem = Problem("syntax", f"YAML does not allow the character U+{error.character:04X} ({error.reason})", line, col)
+        return FrontMatter(None, [*builder.problems, problem], start, end, first_line)
     except MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line = first_line + (mark.line if mark else 0)

@@ -45,10 +45,14 @@ def resolve_inside(root: Path, path: Path | str) -> Path:
     when its own name lies inside it. The target of such a link is never opened.
     """
     root = root.resolve()
-    candidate = Path(path)
-    if not candidate.is_absolute():
-        candidate = root / candidate
-    resolved = candidate.resolve()
+    try:
+        candidate = Path(path)
+        if not candidate.is_absolute():
+            candidate = root / candidate
+        resolved = candidate.resolve()
+    except (OSError, RuntimeError, ValueError) as exc:  # too long, a symlink loop, a NUL byte
+        shown = str(path).replace("\0", "\\0")
+        raise SourceError("C001", f"cannot resolve path {shown!r}: {exc}") from None
     if not resolved.is_relative_to(root):
         raise SourceError("C008", f"path resolves outside the repository root: {Path(path).as_posix()}")
     return resolved
@@ -224,7 +228,6 @@ def iter_lines(root: Path, path: Path | str, max_size: int = DEFAULT_MAX_FILE_SI
 def is_file_inside(root: Path, path: Path | str) -> bool:
     """Whether ``path`` names a regular file inside ``root``; nothing is opened."""
     try:
-        resolved = resolve_inside(root, path)
-    except SourceError:
+        return resolve_inside(root, path).is_file()
+    except (SourceError, OSError):
         return False
-    return resolved.is_file()

@@ -151,9 +151,14 @@ def verify_citation(root: Path, citation: Citation, read_lines: CitedLines) -> V
         return Verdict(False, f"Path traversal blocked: {path}", "M206")
     try:
         resolved = sources.resolve_inside(root, path)
-    except sources.SourceError:
-        return Verdict(False, f"Path traversal blocked: {path}", "M206")
-    if not resolved.exists():
+        exists = resolved.exists()
+    except sources.SourceError as error:
+        if error.code == "C008":
+            return Verdict(False, f"Path traversal blocked: {path}", "M206")
+        exists = False  # a path the system cannot resolve (a loop, a NUL byte, too long) names no file
+    except OSError:
+        exists = False
+    if not exists:
         return Verdict(False, f"File not found: {path}", "M207")
     if citation.line is None:
         return VALID
