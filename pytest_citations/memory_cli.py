@@ -48,6 +48,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         help="a memory file path inside the repository, a memory id ({id}.md in the memories folder) or a file name there",
     )
     verify_all = actions.add_parser("verify-all", help="verify every memory with citations in the memories folder (recursively)")
+    verify_all.add_argument(
+        "--fix",
+        action="store_true",
+        help="first move citations whose snippet moved, and record verified stamps, confidence and last_verified",
+    )
     for command in (verify, verify_all):
         command.add_argument("--json", action="store_true", help="print JSON instead of human-readable text")
         command.add_argument("--repo-root", default=".", metavar="PATH", help="repository root (default: .)")
@@ -355,6 +360,29 @@ def verify_all(memories: Path, root: Path) -> list[VerificationResult]:
     return results
 
 
+def fix_all(memories: Path, root: Path) -> int | None:
+    """``--fix`` on every memory under ``memories``, as ``citations check --fix`` fixes them;
+    an exit status when the settings cannot be read."""
+    from pytest_citations.config import ConfigError
+    from pytest_citations.engine import Engine
+    from pytest_citations.fix import FileChangedError, fix_file
+    from pytest_citations.kinds.memories import KIND
+
+    try:
+        engine = Engine.load(root)
+    except ConfigError as error:
+        return _error(str(error))
+    for path in sorted(memories.glob("**/*.md")):
+        rel = engine.relative(path)
+        if rel is None:
+            continue
+        try:
+            fix_file(engine, rel, KIND)
+        except FileChangedError as error:
+            print(f"Warning: {error}", file=sys.stderr)
+    return None
+
+
 def cmd_verify_all(args: argparse.Namespace) -> int:
     """``verify-all``: every memory with citations in the memories folder."""
     folders = _folders(args)
@@ -363,6 +391,10 @@ def cmd_verify_all(args: argparse.Namespace) -> int:
     root, memories = folders
     if not _exists(memories):
         return _error(f"Memories directory not found: {memories}")
+    if args.fix:
+        failed = fix_all(memories, root)
+        if failed is not None:
+            return failed
     results = verify_all(memories, root)
     if args.json:
         print(json.dumps([result.to_dict() for result in results], indent=2))

@@ -426,3 +426,23 @@ def test_real_memory_file_from_the_reference_project(realdata, capsys):
         "File not found: pyproject.toml",
         "File not found: .claude/skills/memory-enhancement/src/memory_enhancement/models.py",
     ]
+
+
+def test_verify_all_fix_moves_lines_and_records_verification(tmp_path, capsys, monkeypatch):
+    from pytest_citations import memory_refresh
+
+    monkeypatch.setattr(memory_refresh, "utc_now", lambda: "2026-11-22T10:00:00Z")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "app.py").write_text("import os\n\ndef login():\n    pass\n")
+    memories = tmp_path / ".serena" / "memories"
+    memories.mkdir(parents=True)
+    memory = memories / "auth.md"
+    memory.write_text("---\nid: auth\ncitations:\n  - path: src/app.py\n    line: 1\n    snippet: def login\n---\n# Auth\n")
+    assert main(["memory", "verify-all", "--repo-root", str(tmp_path), "--fix"]) == 0
+    assert capsys.readouterr().out == (
+        "[PASS] auth: VALID\n  Citations: 1/1 valid\n  Confidence: 1.00\n\nSummary: 1/1 memories valid\n"
+    )
+    assert memory.read_text() == (
+        "---\nid: auth\ncitations:\n  - path: src/app.py\n    line: 3\n    snippet: def login\n"
+        "    verified: 2026-11-22T10:00:00Z\nconfidence: 1.0\nlast_verified: 2026-11-22T10:00:00Z\n---\n# Auth\n"
+    )
