@@ -17,8 +17,8 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml import events as ev
 from ruamel.yaml.error import MarkedYAMLError
-from ruamel.yaml.reader import ReaderError
 from ruamel.yaml.nodes import ScalarNode
+from ruamel.yaml.reader import ReaderError
 
 DELIMITER = "---"
 _CORE_TAGS = {f"tag:yaml.org,2002:{name}" for name in ("str", "int", "float", "bool", "null", "seq", "map", "timestamp")}
@@ -94,6 +94,25 @@ def split(text: str) -> tuple[int, int, int] | None:
     return start, -1, 2
 
 
+MAX_DEPTH = 100
+_FLOW_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\']|\'\')*\'|[\[{\]}]')
+
+
+def flow_depth(text: str) -> int:
+    """The deepest nesting of flow collections (``[`` and ``{`` outside quotes)."""
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return 0
+    depth = deepest = 0
+    for token in _FLOW_TOKEN.finditer(text):
+        char = token.group()[0]
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth = max(depth - 1, 0)
+    return deepest
+
+
 def parse(text: str) -> FrontMatter | None:
     """The front matter of a Markdown text (BOM already removed), or None when it has none."""
     bounds = split(text)
@@ -104,6 +123,8 @@ def parse(text: str) -> FrontMatter | None:
         problem = Problem("syntax", "front matter opened with '---' is never closed", 1, 1)
         return FrontMatter(None, [problem], start, len(text), first_line)
     builder = _Builder(first_line)
+    if flow_depth(text[start:end]) > MAX_DEPTH:  # the parser slows sharply with depth: do not feed it
+        return FrontMatter(None, [Problem("syntax", f"YAML nested deeper than {MAX_DEPTH} levels", first_line, 1)], start, end, first_line)
     try:
         root = builder.build(text[start:end])
     except RecursionError:
@@ -188,7 +209,7 @@ class _Builder:
                 value = self._node(next(events), events)
                 if key is None:
                     continue
-                name = key.value if isinstance(key.value, str) else str(key.value)
+                name = key.value if isinstance(key.value, str) else str(key.plain())
                 if name in keys:
                     self.problems.append(
                         Problem("duplicate-key", f"duplicate key {name!r} (first on line {keys[name].line})", key.line, key.col)
@@ -201,11 +222,16 @@ class _Builder:
 
     def _scalar(self, event) -> Any:
         text = event.value
-        plain, _ = event.implicit
-        if event.tag == "tag:yaml.org,2002:str" or (not plain and event.tag is None) or event.style:
-            return text
+        if event.tag is None and (event.style or not event.implicit[0]):
+            return text  # quoted: a string
         tag = str(event.tag or self.yaml.resolver.resolve(ScalarNode, text, event.implicit))
-        return _construct(tag, text)
+        try:
+            return _construct(tag, text)
+        except ValueError:
+            line, col, _ = self._position(event)
+            shown = "!!" + tag.rsplit(":", 1)[-1]
+            self.problems.append(Problem("syntax", f"{text!r} is not a valid {shown}", line, col))
+            return text
 
 
 def _construct(tag: str, text: str) -> Any:

@@ -61,7 +61,7 @@ def refresh(engine, rel: str, original_text: str, text: str) -> str | None:
     verdicts = [verify_citation(engine.config.root, citation, read) for citation in memory.citations]
     to_stamp = [
         citation.index
-        for citation, verdict in zip(memory.citations, verdicts)
+        for citation, verdict in zip(memory.citations, verdicts, strict=True)
         if verdict.valid and (citation.verified is None or before.get(citation.index) != citation.line)
     ]
     confidence = round(sum(v.valid for v in verdicts) / len(verdicts), 2)

@@ -215,9 +215,9 @@ def index_for(engine) -> MemoryIndex:
                 continue
             try:
                 text = sources.read_source(engine.config.root, rel, engine.config.max_file_size).text
-            except sources.SourceError:
+                memory = read_memory(rel, text)
+            except Exception:  # an unreadable memory reports its own diagnostic; the index goes on
                 continue
-            memory = read_memory(rel, text)
             by_id.setdefault(memory.id, []).append(rel)
             supersedes.setdefault(memory.id, []).extend(
                 link.target for link in memory.links if link.type == "supersedes" and isinstance(link.target, str)

@@ -161,6 +161,10 @@ def yaml_duplicate_key():
 def _type_name(value) -> str:
     if value is None:
         return "null"
+    if value == "":
+        return "an empty string"
+    if isinstance(value, float):
+        return f"a number ({value})"
     if isinstance(value, bool):
         return "a boolean"
     if isinstance(value, (int, float)):
@@ -191,9 +195,10 @@ def _schema_findings(memory: Memory):
         yield Finding(f"front matter must be a mapping, not {_type_name(root.value)}", root.line, root.col)
         return
     fields = root.value
-    for key in ("id", "subject"):
-        if key in fields:
-            yield from _expect(fields[key], key, _is_str, "a string")
+    if "id" in fields:
+        yield from _expect(fields["id"], "id", lambda v: isinstance(v, str) and v != "", "a non-empty string")
+    if "subject" in fields:
+        yield from _expect(fields["subject"], "subject", _is_str, "a string")
     if "last_verified" in fields:
         yield from _expect(fields["last_verified"], "last_verified", is_datetime, "an ISO 8601 date-time")
     if "confidence" in fields:
@@ -304,7 +309,7 @@ def memory_schema(memory: Memory, ctx):
 
 
 def _verification(code: str, memory: Memory, ctx):
-    for citation, verdict in zip(memory.citations, verdicts(memory, ctx)):
+    for citation, verdict in zip(memory.citations, verdicts(memory, ctx), strict=True):
         if verdict is not None and verdict.code == code:
             node = citation.field_node("line" if code in ("M209", "M210", "M211") else "path")
             yield citation, verdict, node
@@ -806,6 +811,6 @@ def supersedes_cycle(memory: Memory, ctx):
     Decide which memory is current and remove the `supersedes` link that points back.
     """
     cycle = _supersedes_cycle(memory.id, index_for(ctx.file.engine).supersedes)
-    if cycle:
-        link = next(link for link in memory.links if link.type == "supersedes" and link.target == cycle[1])
+    link = cycle and next((x for x in memory.links if x.type == "supersedes" and x.target == cycle[1]), None)
+    if link:  # (a file that shares the id of a memory in the cycle, without the link, is M214's)
         yield Finding(f"supersedes cycle: {' -> '.join(cycle)}", link.line, link.col)
