@@ -99,12 +99,12 @@ def run_check(args: argparse.Namespace) -> int:
 
     fixed: dict[str, int] = {}
 
-    def fix_and_check(rel, kind):
+    def fix_and_check(rel, kinds):
         try:
-            result = fix_file(engine, rel, kind)
+            result = fix_file(engine, rel, kinds)
         except FileChangedError as exc:
             print(f"citations: {exc}", file=sys.stderr)
-            return engine.check_file(rel, kind)
+            return engine.check_file(rel, kinds)
         if result.applied:
             fixed[rel] = result.applied
         return result.diagnostics

@@ -121,21 +121,26 @@ class Engine:
                     return True
         return False
 
-    def kind_for(self, rel: str) -> Any | None:
-        """The kind that claims ``rel`` by path, else by content; None when no kind does."""
-        for kind in self.kinds:
-            settings = self.config.kinds[kind.name]
-            if globs.matches(rel, settings.include) and not globs.matches(rel, settings.exclude):
-                return kind
+    def kinds_for(self, rel: str) -> tuple:
+        """The kinds that claim ``rel``: by path, or by content; empty when none does.
+
+        One file may be several kinds' artifact (a memory whose body holds inline code citations);
+        each kind reads it and runs its rules, and the file's diagnostics are merged.
+        """
+        claimed = []
         head = None
         for kind in self.kinds:
             settings = self.config.kinds[kind.name]
-            if globs.matches(rel, kind.sniff_include) and not globs.matches(rel, settings.exclude):
+            if globs.matches(rel, settings.exclude):
+                continue
+            if globs.matches(rel, settings.include):
+                claimed.append(kind)
+            elif globs.matches(rel, kind.sniff_include):
                 if head is None:
                     head = self._head(rel)
                 if head and kind.sniff(head):
-                    return kind
-        return None
+                    claimed.append(kind)
+        return tuple(claimed)
 
     def _head(self, rel: str) -> str:
         try:
@@ -144,25 +149,25 @@ class Engine:
             return ""
         return data[:SNIFF_BYTES].decode("utf-8", "replace")
 
-    def discover(self, paths: Iterable[Path], force_exclude: bool = False) -> Iterator[tuple[str, Any]]:
-        """(rel, kind) for every artifact under ``paths``; (shown path, None) for one outside."""
+    def discover(self, paths: Iterable[Path], force_exclude: bool = False) -> Iterator[tuple[str, tuple]]:
+        """(rel, kinds) for every artifact under ``paths``; (shown path, ()) for one outside."""
         for path in paths:
             if Path(path).is_dir():
                 folder = Path(os.path.realpath(path))
                 if not folder.is_relative_to(self.config.root):
-                    yield Path(path).as_posix(), None
+                    yield Path(path).as_posix(), ()
                 else:
                     yield from self._walk(folder)
                 continue
             rel = self.relative(path)
             if rel is None:
-                yield Path(path).as_posix(), None
+                yield Path(path).as_posix(), ()
             elif not (force_exclude and self.is_excluded(rel)):
-                kind = self.kind_for(rel)
-                if kind is not None:
-                    yield rel, kind
+                kinds = self.kinds_for(rel)
+                if kinds:
+                    yield rel, kinds
 
-    def _walk(self, folder: Path) -> Iterator[tuple[str, Any]]:
+    def _walk(self, folder: Path) -> Iterator[tuple[str, tuple]]:
         root = self.config.root
         for current, dirnames, filenames in os.walk(folder):
             base = Path(current).relative_to(root).as_posix()
@@ -172,24 +177,24 @@ class Engine:
                 rel = prefix + name
                 if self.is_excluded(rel):
                     continue
-                kind = self.kind_for(rel)
-                if kind is not None:
-                    yield rel, kind
+                kinds = self.kinds_for(rel)
+                if kinds:
+                    yield rel, kinds
 
     # -- checking ----------------------------------------------------------------------------
 
     def check(self, paths: Iterable[Path], force_exclude: bool = False, check_file=None) -> Report:
-        """Check every artifact under ``paths``; ``check_file(rel, kind)`` may replace the per-file
+        """Check every artifact under ``paths``; ``check_file(rel, kinds)`` may replace the per-file
         check (``--fix`` passes one that fixes as it checks)."""
         check_file = check_file or self.check_file
         diagnostics: list[Diagnostic] = []
         files: list[str] = []
-        for rel, kind in self.discover(paths, force_exclude):
+        for rel, kinds in self.discover(paths, force_exclude):
             files.append(rel)
-            if kind is None:
+            if not kinds:
                 diagnostics.extend(self._outside_root(rel))
             else:
-                diagnostics.extend(check_file(rel, kind))
+                diagnostics.extend(check_file(rel, kinds))
         return Report(sorted_diagnostics(diagnostics), files)
 
     def _outside_root(self, shown: str) -> list[Diagnostic]:
@@ -197,12 +202,18 @@ class Engine:
         diagnostic = self._diagnostic("C008", finding, shown)
         return [diagnostic] if diagnostic else []
 
-    def check_file(self, rel: str, kind: Any, source: sources.Source | None = None) -> list[Diagnostic]:
-        """All diagnostics for one file, after suppressions, per-file ignores and the baseline."""
-        ctx = FileContext(self, rel, kind, source)
-        found = list(self._run_rules(ctx))
-        found, _ = suppressions.apply(found, ctx.directives)
-        for directive, code in suppressions.unused(ctx.directives):
+    def check_file(self, rel: str, kinds: tuple, source: sources.Source | None = None) -> list[Diagnostic]:
+        """All diagnostics for one file from each of its kinds, after suppressions, per-file
+        ignores and the baseline."""
+        found: list[Diagnostic] = []
+        directives: list[suppressions.Directive] = []
+        for kind in kinds:
+            ctx = FileContext(self, rel, kind, source)
+            found.extend(self._run_rules(ctx))
+            directives.extend(ctx.directives)
+            source = ctx.source  # read once, whichever kind read it first
+        found, _ = suppressions.apply(found, directives)
+        for directive, code in suppressions.unused(directives):
             message = f"suppression of {code} is unused: no {code} diagnostic on this " + (
                 "file" if directive.action == "disable-file" else "line"
             )

@@ -50,15 +50,15 @@ def apply_fixes(text: str, fixes: list[Fix]) -> tuple[str, int]:
     return text, count
 
 
-def fix_file(engine: Any, rel: str, kind: Any) -> FixResult:
+def fix_file(engine: Any, rel: str, kinds: tuple) -> FixResult:
     """Fix one artifact file in place; returns what is left and how many fixes were applied."""
     try:
         source = sources.read_source(engine.config.root, rel, engine.config.max_file_size)
     except sources.SourceError:
-        return FixResult(engine.check_file(rel, kind), 0)
+        return FixResult(engine.check_file(rel, kinds), 0)
     current = source
     applied = 0
-    diagnostics = engine.check_file(rel, kind, source=current)
+    diagnostics = engine.check_file(rel, kinds, source=current)
     for _ in range(MAX_ROUNDS):
         fixes = [d.fix for d in diagnostics if d.fix is not None]
         if not fixes:
@@ -68,13 +68,13 @@ def fix_file(engine: Any, rel: str, kind: Any) -> FixResult:
             break
         applied += count
         current = sources.with_text(current, text)
-        diagnostics = engine.check_file(rel, kind, source=current)
-    refresh = getattr(kind, "refresh", None)
-    if refresh is not None:
-        refreshed = refresh(engine, rel, source.text, current.text)
+        diagnostics = engine.check_file(rel, kinds, source=current)
+    for kind in kinds:
+        refresh = getattr(kind, "refresh", None)
+        refreshed = refresh(engine, rel, source.text, current.text) if refresh else None
         if refreshed is not None and refreshed != current.text:
             current = sources.with_text(current, refreshed)
-            diagnostics = engine.check_file(rel, kind, source=current)
+            diagnostics = engine.check_file(rel, kinds, source=current)
     if current.raw != source.raw:
         write_atomic(source, current.raw)
     return FixResult(diagnostics, applied)

@@ -377,7 +377,7 @@ def fix_all(memories: Path, root: Path) -> int | None:
         if rel is None:
             continue
         try:
-            fix_file(engine, rel, KIND)
+            fix_file(engine, rel, (KIND,))
         except FileChangedError as error:
             print(f"Warning: {error}", file=sys.stderr)
     return None

@@ -146,10 +146,10 @@ class CitationsCollector:
         rel = engine.relative(folder / file_path.name)
         if rel is None or engine.is_excluded(rel):
             return None
-        kind = engine.kind_for(rel)
-        if kind is None:
+        kinds = engine.kinds_for(rel)
+        if not kinds:
             return None
-        return CitationsFile.from_parent(parent, path=file_path, engine=engine, kind=kind, rel=rel)
+        return CitationsFile.from_parent(parent, path=file_path, engine=engine, kinds=kinds, rel=rel)
 
     @property
     def _in_worker(self) -> bool:
@@ -173,10 +173,10 @@ class SettingsErrorFile(pytest.File):
 
 
 class CitationsFile(pytest.File):
-    def __init__(self, *, engine: Engine, kind, rel: str, **kwargs) -> None:
+    def __init__(self, *, engine: Engine, kinds: tuple, rel: str, **kwargs) -> None:
         super().__init__(**kwargs)
         self.engine = engine
-        self.kind = kind
+        self.kinds = kinds
         self.rel = rel
 
     @property
@@ -201,7 +201,7 @@ class CitationsItem(pytest.Item):
         """The file's diagnostics, computed once."""
         if self.diagnostics is None:
             parent = self.parent
-            found = parent.engine.check_file(parent.rel, parent.kind)
+            found = parent.engine.check_file(parent.rel, parent.kinds)
             shown = parent.shown_path
             self.diagnostics = [
                 dataclasses.replace(d, path=shown) if d.path == parent.rel else d for d in found

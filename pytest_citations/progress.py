@@ -22,8 +22,8 @@ class Progress:
     def wrap(self, check_file):
         """``check_file`` counted, for :meth:`Engine.check`."""
 
-        def counted(rel, kind):
-            result = check_file(rel, kind)
+        def counted(rel, kinds):
+            result = check_file(rel, kinds)
             self.advance(rel)
             return result
 

@@ -28,8 +28,7 @@ def repo(tmp_path):
 
 def _fix(repo, rel):
     engine = Engine.load(repo)
-    kind = engine.kind_for(rel)
-    return fix_file(engine, rel, kind)
+    return fix_file(engine, rel, engine.kinds_for(rel))
 
 
 def test_fix_repairs_what_is_fixable_and_reports_the_rest(repo):

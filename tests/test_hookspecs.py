@@ -80,3 +80,13 @@ def test_notes_fixture_shows_suppression_unused_suppression_and_a_contained_cras
         (7, 1, "C007", "suppression of X901 is unused: no X901 diagnostic on this line"),
         (9, 1, "C006", "internal error in rule X902 (crashes-on-crash): ZeroDivisionError: division by zero"),
     ]
+
+
+def test_a_file_two_kinds_claim_is_checked_by_both(installed_plugin, repo):
+    memories = repo / ".serena" / "memories"
+    memories.mkdir(parents=True)
+    (memories / "cache.notes.md").write_text("---\ncitations:\n  - path: src/gone.py\n---\nTTL is one day. TODO-CITE\n")
+    engine = Engine.load(repo)
+    assert [kind.name for kind in engine.kinds_for(".serena/memories/cache.notes.md")] == ["memories", "notes"]
+    report = engine.check([repo])
+    assert [(d.line, d.code) for d in report.diagnostics] == [(3, "M207"), (5, "X901")]

@@ -125,8 +125,8 @@ def test_the_fixture_holds_what_it_claims_to_hold():
 
 def test_a_file_without_citations_front_matter_is_not_claimed():
     engine = Engine.load(MEMORY_REPO)
-    assert engine.kind_for("docs/adr/adr-042.md") is None
-    assert engine.kind_for("docs/notes/cache.md").name == "memories"
+    assert engine.kinds_for("docs/adr/adr-042.md") == ()
+    assert [kind.name for kind in engine.kinds_for("docs/notes/cache.md")] == ["memories"]
 
 
 def test_the_target_of_a_symlink_out_of_the_root_is_never_printed(capsys):
@@ -170,7 +170,7 @@ def moved_line_fix_only(monkeypatch):
 
 def _fix(root, rel):
     engine = Engine.load(root)
-    return fix_file(engine, rel, engine.kind_for(rel))
+    return fix_file(engine, rel, engine.kinds_for(rel))
 
 
 def test_moved_line_fix_rewrites_the_line_value_and_nothing_else(repo, moved_line_fix_only):

@@ -29,7 +29,7 @@ def _repo(tmp_path, front_matter: str, body: str = BODY):
 
 def _fix(root, rel):
     engine = Engine.load(root)
-    return fix_file(engine, rel, engine.kind_for(rel))
+    return fix_file(engine, rel, engine.kinds_for(rel))
 
 
 def test_stamps_verified_citations_confidence_and_last_verified(tmp_path):

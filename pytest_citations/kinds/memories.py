@@ -210,8 +210,8 @@ def index_for(engine) -> MemoryIndex:
     if "memories.index" not in engine.shared:
         by_id: dict[str, list[str]] = {}
         supersedes: dict[str, list[str]] = {}
-        for rel, kind in engine.discover([engine.config.root]):
-            if kind is not KIND:
+        for rel, kinds in engine.discover([engine.config.root]):
+            if KIND not in kinds:
                 continue
             try:
                 text = sources.read_source(engine.config.root, rel, engine.config.max_file_size).text
