@@ -32,11 +32,6 @@ class FileContext:
         self.source = source
         self.directives: list[suppressions.Directive] = []
 
-    @property
-    def fixing(self) -> bool:
-        """Whether the whole text is in memory, so rules can build fixes that need it."""
-        return self.source is not None
-
     def lines(self) -> Iterator[sources.Line]:
         if self.source is not None:
             return self.source.lines()

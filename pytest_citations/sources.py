@@ -223,11 +223,3 @@ def iter_lines(root: Path, path: Path | str, max_size: int = DEFAULT_MAX_FILE_SI
             yield Line(number, char_offset, text)
             offset += len(chunk)
             char_offset += decoded_length
-
-
-def is_file_inside(root: Path, path: Path | str) -> bool:
-    """Whether ``path`` names a regular file inside ``root``; nothing is opened."""
-    try:
-        return resolve_inside(root, path).is_file()
-    except (SourceError, OSError):
-        return False

@@ -74,7 +74,6 @@ def test_dotdot_escape_is_refused(tmp_path):
     with pytest.raises(SourceError) as caught:
         sources.read_bytes(root, "../x.txt")
     assert caught.value.code == "C008"
-    assert not sources.is_file_inside(root, "../x.txt")
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")

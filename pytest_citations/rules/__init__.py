@@ -137,9 +137,6 @@ class RuleRegistry:
     def __iter__(self) -> Iterator[Rule]:
         return iter(sorted(self._by_code.values(), key=lambda r: r.code))
 
-    def __len__(self) -> int:
-        return len(self._by_code)
-
     def get(self, code_or_name: str) -> Rule | None:
         return self._by_code.get(code_or_name.upper()) or self._by_name.get(code_or_name)
 
