@@ -1,8 +1,10 @@
-"""Inline suppressions in Markdown: ``<!-- citations: disable-next-line CODE [CODE...] -- reason -->``
-and ``<!-- citations: disable-file CODE ... -->``.
+"""Inline suppressions: in Markdown ``<!-- citations: disable-next-line CODE [CODE...] -- reason -->``
+and ``<!-- citations: disable-file CODE ... -->``; in YAML front matter the same words in a comment,
+``# citations: disable-next-line CODE -- reason``.
 
-Kinds that read Markdown collect directives with :func:`markdown_directives`; the engine applies
-them and reports every directive (or code within one) that suppressed nothing as C007.
+Kinds collect directives with :func:`markdown_directives` (which also reads front-matter comments
+when given the front matter's span); the engine applies them and reports every directive (or code
+within one) that suppressed nothing as C007.
 """
 
 from __future__ import annotations
@@ -13,6 +15,11 @@ from dataclasses import dataclass, field
 _DIRECTIVE = re.compile(
     r"<!--\s*citations:\s*(?P<action>disable-next-line|disable-file)\s+"
     r"(?P<codes>[A-Za-z0-9,\s]+?)\s*(?:--\s*(?P<reason>.*?))?\s*-->"
+)
+_YAML_DIRECTIVE = re.compile(
+    r"#[ \t]*citations:[ \t]*(?P<action>disable-next-line|disable-file)[ \t]+"
+    r"(?P<codes>[A-Za-z0-9, \t]+?)[ \t]*(?:--[ \t]*(?P<reason>[^\r\n]*?))?[ \t]*\r?$",
+    re.M,
 )
 _CODE = re.compile(r"^[A-Z][0-9]{0,3}$")
 
@@ -36,9 +43,9 @@ class Directive:
         return None
 
 
-def markdown_directives(text: str) -> list[Directive]:
+def _directives(text: str, pattern: re.Pattern[str], start: int = 0, end: int | None = None) -> list[Directive]:
     directives = []
-    for match in _DIRECTIVE.finditer(text):
+    for match in pattern.finditer(text, start, len(text) if end is None else end):
         codes = tuple(c for c in re.split(r"[\s,]+", match.group("codes").strip().upper()) if _CODE.match(c))
         if not codes:
             continue
@@ -46,6 +53,14 @@ def markdown_directives(text: str) -> list[Directive]:
         col = match.start() - (text.rfind("\n", 0, match.start()) + 1) + 1
         directives.append(Directive(line, col, match.group("action"), codes, (match.group("reason") or "").strip()))
     return directives
+
+
+def markdown_directives(text: str, front_matter: tuple[int, int] | None = None) -> list[Directive]:
+    """Directives in HTML comments, and in YAML comments within ``front_matter`` (a text span)."""
+    found = _directives(text, _DIRECTIVE)
+    if front_matter is not None:
+        found += _directives(text, _YAML_DIRECTIVE, *front_matter)
+    return sorted(found, key=lambda d: (d.line, d.col))
 
 
 def apply(diagnostics, directives: list[Directive]):

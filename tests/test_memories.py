@@ -508,3 +508,28 @@ def test_ai_agents_both_copies_share_one_id(realdata):
         (AI_MEMORY, "M214"), (AI_MEMORY, "M207"), (AI_MEMORY, "M207"),
         (copy, "M214"), (copy, "M207"), (copy, "M207"),
     ]
+
+
+def test_suppressions_in_front_matter_comments_and_in_the_body(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.citations]\n")
+    memories = tmp_path / M
+    memories.mkdir(parents=True)
+    (memories / "a.md").write_text(
+        "---\n"
+        "citations:\n"
+        "  # citations: disable-next-line M207 -- the file lands with PR 88\n"
+        "  - path: src/later.py\n"
+        "  - path: src/gone.py\n"
+        "  # citations: disable-next-line M206\n"
+        "  - path: src/also-gone.py\n"
+        "---\n"
+        "<!-- citations: disable-file M213 -->\n"
+        "Body.\n"
+    )
+    report = Engine.load(tmp_path).check([tmp_path])
+    assert [(d.line, d.code, d.message) for d in report.diagnostics] == [
+        (5, "M207", "File not found: src/gone.py"),
+        (6, "C007", "suppression of M206 is unused: no M206 diagnostic on this line"),
+        (7, "M207", "File not found: src/also-gone.py"),
+        (9, "C007", "suppression of M213 is unused: no M213 diagnostic on this file"),
+    ]

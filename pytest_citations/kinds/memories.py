@@ -18,6 +18,7 @@ from pytest_citations import frontmatter, sources
 from pytest_citations.frontmatter import FrontMatter, Node
 from pytest_citations.kinds import Reported
 from pytest_citations.rules import Finding
+from pytest_citations.suppressions import markdown_directives
 
 LINK_TYPES = ("related", "supersedes", "blocks", "implements", "extends")
 DEFAULT_CONFIDENCE = 0.5
@@ -243,7 +244,10 @@ class Memories:
         return refresh(engine, rel, original_text, text)
 
     def units(self, ctx) -> Iterator[Memory | Reported]:
-        memory = read_memory(ctx.rel, ctx.full_text())
+        text = ctx.full_text()
+        memory = read_memory(ctx.rel, text)
+        front = memory.front_matter
+        ctx.directives = markdown_directives(text, (front.start, front.end) if front else None)
         if memory.front_matter is not None:
             for problem in memory.front_matter.problems:
                 yield Reported(_PROBLEM_CODES[problem.kind], Finding(problem.message, problem.line, problem.col))

@@ -156,24 +156,42 @@ def internal_error():
 def unused_suppression():
     """
     ## What it does
-    Reports a code in an inline suppression comment
-    (`<!-- citations: disable-next-line CODE -- reason -->` or `disable-file`) that suppressed
-    nothing.
+    Reports a code in an inline suppression comment that suppressed nothing: in Markdown
+    `<!-- citations: disable-next-line CODE -- reason -->` or `disable-file`, in YAML front matter
+    the same words in a `#` comment.
 
     ## Why is this bad?
     A stale suppression hides the next real problem on that line and tells readers something
     that is no longer true.
 
     ## Example
-    In a Markdown artifact, a suppression on a line with no such diagnostic:
 
-    ```text
-    <!-- citations: disable-next-line B301 -- cited in the appendix -->
-    - A claim that is cited [1]
+    Bad (the cited file exists now, so there is nothing to suppress):
+
+    ```markdown title=".serena/memories/auth.md"
+    ---
+    citations:
+      # citations: disable-next-line M207 -- the module lands with PR 88
+      - path: src/app.py
+    ---
     ```
 
-    (Markdown kinds honour these comments; this rule's examples are exercised by the project's
-    tests through a Markdown kind.)
+    ```python title="src/app.py"
+    def login(): ...
+    ```
+
+    Good:
+
+    ```markdown title=".serena/memories/auth.md"
+    ---
+    citations:
+      - path: src/app.py
+    ---
+    ```
+
+    ```python title="src/app.py"
+    def login(): ...
+    ```
 
     ## Fix
     Delete the suppression, or the codes in it that no longer apply.
