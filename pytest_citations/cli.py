@@ -92,6 +92,11 @@ def run_check(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     baseline = baseline_module.load(args.baseline) if args.baseline else None
     engine = Engine.load(_start_folder(paths), args.config, baseline=baseline)
+    for option, codes in (("--select", args.select), ("--ignore", args.ignore)):
+        unknown = [code for code in codes or () if not any(item.code.startswith(code) for item in engine.registry)]
+        if unknown:
+            print(f"citations: error: {option}: no rule code starts with {unknown[0]!r}; `citations rules` lists them", file=sys.stderr)
+            return EXIT_USAGE
     if args.select is not None:
         engine.config.select = args.select
     if args.ignore is not None:
@@ -114,12 +119,15 @@ def run_check(args: argparse.Namespace) -> int:
         report = engine.check(paths, args.force_exclude, progress.wrap(fix_and_check if args.fix else engine.check_file))
     finally:
         progress.close()
+    if not report.files:
+        print("citations: warning: no artifact files found under the given paths", file=sys.stderr)
     if args.fix:
         total = sum(fixed.values())
         print(f"citations: applied {total} fix{'es' if total != 1 else ''} in {len(fixed)} file{'s' if len(fixed) != 1 else ''}", file=sys.stderr)
 
     if args.write_baseline:
-        args.write_baseline.write_text(baseline_module.dumps(report.diagnostics), encoding="utf-8")
+        if not _write(args.write_baseline, baseline_module.dumps(report.diagnostics)):
+            return EXIT_USAGE
         print(f"citations: recorded {len(report.diagnostics)} diagnostics in {args.write_baseline}", file=sys.stderr)
         return EXIT_CLEAN
 
@@ -129,12 +137,22 @@ def run_check(args: argparse.Namespace) -> int:
     else:
         text = render(output_format, report, engine.registry, show_source=not args.no_source)
     if args.output_file:
-        args.output_file.write_text(text, encoding="utf-8")
+        if not _write(args.output_file, text):
+            return EXIT_USAGE
     else:
         sys.stdout.write(text)
     if report.errors and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def _write(path: Path, text: str) -> bool:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        print(f"citations: error: cannot write {path}: {exc.strerror or exc}", file=sys.stderr)
+        return False
+    return True
 
 
 def show_rule(code: str) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -231,7 +232,7 @@ class Engine:
         try:
             for unit in ctx.kind.units(ctx):
                 if isinstance(unit, Reported):
-                    diagnostic = self._diagnostic(unit.code, unit.finding, ctx.rel)
+                    diagnostic = self._diagnostic(unit.code, _with_context(unit.finding, ctx.source), ctx.rel)
                     if diagnostic:
                         yield diagnostic
                     continue
@@ -240,7 +241,7 @@ class Engine:
                         continue
                     try:
                         for finding in item.check(unit, rule_ctx):
-                            yield self._make(item, finding, ctx.rel)
+                            yield self._make(item, _with_context(finding, ctx.source), ctx.rel)
                     except Exception as exc:  # a rule's bug must not stop the run
                         broken.add(item)
                         message = f"internal error in rule {item.code} ({item.name}): {type(exc).__name__}: {exc}"
@@ -278,6 +279,13 @@ class Engine:
             fix=finding.fix,
             context=finding.context,
         )
+
+
+def _with_context(finding: Finding, source: sources.Source | None) -> Finding:
+    """The finding with its source line, when its kind gave none and the text is in memory."""
+    if finding.context is not None or source is None:
+        return finding
+    return dataclasses.replace(finding, context=source.line_text(finding.line))
 
 
 def load_plugins(manager=None) -> tuple[list, RuleRegistry]:

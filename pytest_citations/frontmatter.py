@@ -139,7 +139,7 @@ def parse(text: str) -> FrontMatter | None:
         mark = error.problem_mark or error.context_mark
         line = first_line + (mark.line if mark else 0)
         col = (mark.column + 1) if mark else 1
-        message = " ".join(str(part) for part in (error.context, error.problem) if part)
+        message = "; ".join(str(part) for part in (error.context, error.problem) if part)
         return FrontMatter(None, [*builder.problems, Problem("syntax", f"YAML syntax error: {message}", line, col)], start, end, first_line)
     return FrontMatter(root, builder.problems, start, end, first_line)
 

@@ -68,7 +68,7 @@ EXPECTED = [
     (f"{M}/platform-config.md", 5, 11, "M206", "Path traversal blocked: config/platform.toml"),  # symlink out
     (f"{M}/platform-config.md", 7, 11, "M206", "Path traversal blocked: /etc/hostname"),
     (f"{M}/rate-limits.md", 4, 5, "M201",
-     "YAML syntax error: while parsing a flow mapping expected ',' or '}', but got ':'"),
+     "YAML syntax error: while parsing a flow mapping; expected ',' or '}', but got ':'"),
     (f"{M}/rollout-strategy.md", 8, 5, "M215",
      "supersedes cycle: rollout-strategy -> rollout-strategy-v1 -> rollout-strategy"),
     (f"{M}/session-lifetime.md", 5, 11, "M211",

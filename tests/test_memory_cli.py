@@ -142,7 +142,7 @@ def test_unparseable_memory_is_skipped_with_a_warning(tmp_path, capsys):
     warnings = err.splitlines()
     folder = root.resolve() / MEMORIES
     assert warnings == [
-        f"Warning: Failed to parse {folder / 'broken.md'}: YAML syntax error: while parsing a flow node "
+        f"Warning: Failed to parse {folder / 'broken.md'}: YAML syntax error: while parsing a flow node; "
         "expected the node content, but found '<stream end>' (line 3, column 1)",
         f"Warning: Failed to parse {folder / 'latin1.md'}: not valid UTF-8: byte 0xe9 at offset 11",
         f"Warning: Failed to parse {folder / 'listy.md'}: citations must be a list, not a string (line 2)",

@@ -21,6 +21,7 @@ from pytest_citations.diagnostics import Fix, Severity
 CODE_PATTERN = re.compile(r"^[A-Z][0-9]{3}$")
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 SCOPES = ("engine", "record")
+_FIRST_SENTENCE = re.compile(r"\.\s+(?=(?:[^`]*`[^`]*`)*[^`]*$)")  # a full stop outside `code`
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,7 @@ class Rule:
         """The first sentence of *What it does*."""
         match = re.search(r"## What it does\s+(.+?)(?:\n\n|$)", self.doc, re.S)
         text = " ".join(match.group(1).split()) if match else ""
-        return text.split(". ")[0].rstrip(".")
+        return _FIRST_SENTENCE.split(text, maxsplit=1)[0].rstrip(".")
 
 
 def rule(
