@@ -169,3 +169,32 @@ def test_a_folder_link_leaving_the_root_is_refused(repo, tmp_path, capsys):
     ]
     _, walked = _json(capsys, repo)
     assert walked["files_checked"] == 2  # a folder walk does not follow links out of the tree
+
+
+def test_an_unwritable_output_file_is_a_usage_error(repo, tmp_path, capsys):
+    assert main(["check", str(repo), "--output-file", str(tmp_path / "no" / "such" / "out.txt")]) == 2
+    assert "cannot write" in capsys.readouterr().err
+    assert main(["check", str(repo), "--write-baseline", str(tmp_path / "no" / "b.json")]) == 2
+
+
+def test_unknown_codes_on_the_command_line_are_usage_errors(repo, capsys):
+    assert main(["check", str(repo), "--select", "U1O4"]) == 2
+    assert "--select: no rule code starts with 'U1O4'" in capsys.readouterr().err
+    assert main(["check", str(repo), "--ignore", "Z9"]) == 2
+
+
+def test_a_run_that_finds_no_artifact_says_so(tmp_path, capsys):
+    assert main(["check", str(tmp_path)]) == 0
+    assert capsys.readouterr().err == "citations: warning: no artifact files found under the given paths\n"
+
+
+def test_memory_findings_show_their_source_line(tmp_path, capsys):
+    memories = tmp_path / ".serena" / "memories"
+    memories.mkdir(parents=True)
+    (memories / "a.md").write_text("---\ncitations:\n  - path: src/gone.py\n---\n")
+    main(["check", str(tmp_path)])
+    assert capsys.readouterr().out.splitlines()[:3] == [
+        ".serena/memories/a.md:3:11: M207 File not found: src/gone.py",
+        "      - path: src/gone.py",
+        "                ^",
+    ]
