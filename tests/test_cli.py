@@ -196,5 +196,5 @@ def test_memory_findings_show_their_source_line(tmp_path, capsys):
     assert capsys.readouterr().out.splitlines()[:3] == [
         ".serena/memories/a.md:3:11: M207 File not found: src/gone.py",
         "      - path: src/gone.py",
-        "                ^",
+        "              ^",
     ]
