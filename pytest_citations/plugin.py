@@ -172,6 +172,31 @@ class SettingsErrorFile(pytest.File):
         raise self.CollectError(self.message)
 
 
+@dataclasses.dataclass(frozen=True)
+class Crash:
+    """Where and what, in one line: pytest's short test summary and JUnit's failure message."""
+
+    path: str
+    lineno: int
+    message: str
+
+
+class DiagnosticsRepr:
+    """A failing item's report: every diagnostic with its source line, and a one-line summary
+    (a plain string would be repeated whole in the short test summary)."""
+
+    def __init__(self, lines: list[str], crash: Crash) -> None:
+        self.lines = lines
+        self.reprcrash = crash
+
+    def toterminal(self, tw) -> None:
+        for line in self.lines:
+            tw.line(line)
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines)
+
+
 class CitationsFile(pytest.File):
     def __init__(self, *, engine: Engine, kinds: tuple, rel: str, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -237,10 +262,13 @@ class CitationsItem(pytest.Item):
         if isinstance(excinfo.value, CitationsFailure):
             from pytest_citations.reporters.text import format_diagnostic
 
+            diagnostics = excinfo.value.diagnostics
             lines: list[str] = []
-            for diagnostic in excinfo.value.diagnostics:
+            for diagnostic in diagnostics:
                 lines.extend(format_diagnostic(diagnostic, show_source=True))
-            return "\n".join(lines)
+            first = diagnostics[0]
+            summary = f"{first.code} {first.message}" + (f" (and {len(diagnostics) - 1} more)" if len(diagnostics) > 1 else "")
+            return DiagnosticsRepr(lines, Crash(first.path, first.line, summary))
         return super().repr_failure(excinfo, style)
 
     def reportinfo(self):

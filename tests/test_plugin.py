@@ -285,7 +285,7 @@ def test_junitxml_has_a_testcase_per_file(pytester: pytest.Pytester, repo) -> No
     bad = cases[("alpha.citations.citations.jsonl", "citations")]
     failures = bad.findall("failure")
     assert len(failures) == 1
-    assert repo["alpha"].diagnostic in failures[0].get("message")
+    assert failures[0].get("message").startswith("U105 cid is not the SHA-256 of normalized_url")  # one line
     assert repo["alpha"].diagnostic in failures[0].text
     assert "Traceback" not in failures[0].text
 
@@ -520,3 +520,11 @@ def test_hidden_memory_folders_are_entered(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest_inprocess("--citations")
     result.assert_outcomes(failed=1)  # the memory is found; other hidden folders stay skipped
     result.stdout.fnmatch_lines([".serena/memories/team/auth.md:3:11: M207 File not found: src/missing.py"])
+
+
+def test_short_summary_is_one_line_per_file(pytester: pytest.Pytester, repo, monkeypatch) -> None:
+    monkeypatch.setenv("CI", "1")  # on CI pytest prints the summary message untrimmed
+    result = pytester.runpytest_inprocess("--citations", "alpha")
+    summary = result.stdout.lines[result.stdout.lines.index(next(x for x in result.stdout.lines if "short test summary" in x)) + 1 :]
+    assert summary[0].startswith("FAILED alpha/citations/citations.jsonl::citations - U105 cid is not the SHA-256")
+    assert summary[1].startswith("=")
