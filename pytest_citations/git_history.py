@@ -1,0 +1,209 @@
+"""Look up earlier versions of a file in git history, for the STALE message and fix of code tuples.
+
+Everything goes through the ``git`` command line, run with ``-C root``, with a bounded number of
+commits and a time budget. Nothing here raises: when git is absent, the root is not the top of a
+git work tree, the cited file lies in a nested repository, git fails or takes too long, the answer
+is a :class:`History` whose ``versions`` is ``None`` and whose ``reason`` says why in plain words.
+
+The bytes compared are the committed blobs (no checkout filters), so a repository that converts
+line ends on checkout may not find a match for a hash taken from the converted file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_MAX_COMMITS = 200
+DEFAULT_TIMEOUT = 5.0
+_MAX_BLOB_BYTES = 16 * 1024 * 1024
+NO_CHECKOUT = "no git checkout at the repository root"
+
+
+def content_hash(data: bytes) -> str:
+    """The code-tuple ``content_hash``: the first 16 hex digits of sha256 over the raw bytes."""
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Version:
+    """The file as one commit wrote it (newest first in :attr:`History.versions`)."""
+
+    commit: str
+    date: str  # YYYY-MM-DD of the commit (committer date, UTC)
+    subject: str
+    hash: str  # content_hash of the blob
+    data: bytes
+
+    @property
+    def short(self) -> str:
+        return self.commit[:7]
+
+
+@dataclass(frozen=True)
+class History:
+    versions: tuple[Version, ...] | None
+    reason: str = ""  # why versions is None, or a note such as "searched the last 200 commits"
+    truncated: bool = False
+
+    def find(self, wanted: str) -> tuple[Version, Version | None] | None:
+        """The newest version with hash ``wanted`` and the version that replaced it (None if none)."""
+        if not self.versions:
+            return None
+        for index, version in enumerate(self.versions):
+            if version.hash == wanted:
+                return version, (self.versions[index - 1] if index else None)
+        return None
+
+
+def _environment() -> dict[str, str]:
+    env = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
+    env.update({"LC_ALL": "C", "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"})
+    return env
+
+
+class _Budget:
+    def __init__(self, seconds: float) -> None:
+        self.deadline = time.monotonic() + seconds
+
+    def left(self) -> float:
+        return self.deadline - time.monotonic()
+
+
+def _git(root: Path, args: list[str], budget: _Budget, stdin: bytes | None = None) -> bytes | None:
+    left = budget.left()
+    if left <= 0:
+        raise TimeoutError
+    try:
+        completed = subprocess.run(
+            ["git", "-C", str(root), "-c", "core.quotepath=off", *args],
+            input=stdin,
+            capture_output=True,
+            timeout=left,
+            env=_environment(),
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise TimeoutError from None
+    except OSError:
+        return None
+    return completed.stdout if completed.returncode == 0 else None
+
+
+def _nested_repository(root: Path, rel: str) -> str | None:
+    """The folder (repo-relative) of a repository nested under ``root`` that holds ``rel``."""
+    parts = rel.split("/")[:-1]
+    for depth in range(1, len(parts) + 1):
+        folder = "/".join(parts[:depth])
+        if (root / folder / ".git").exists():
+            return folder
+    return None
+
+
+def work_tree_root(root: Path, timeout: float = DEFAULT_TIMEOUT) -> tuple[Path | None, str]:
+    """The top folder of the git work tree holding ``root``, or None and why."""
+    if shutil.which("git") is None:
+        return None, "git is not installed"
+    try:
+        out = _git(root, ["rev-parse", "--show-toplevel"], _Budget(timeout))
+    except TimeoutError:
+        return None, f"git did not answer within {timeout:g} s"
+    if out is None:
+        return None, NO_CHECKOUT
+    top = out.decode("utf-8", "replace").strip()
+    return (Path(top).resolve(), "") if top else (None, NO_CHECKOUT)
+
+
+def file_history(
+    root: Path,
+    rel: str,
+    *,
+    max_commits: int = DEFAULT_MAX_COMMITS,
+    timeout: float = DEFAULT_TIMEOUT,
+    enclosing: bool = False,
+) -> History:
+    """The committed versions of ``rel`` (a repo-relative path of a file inside ``root``).
+
+    With ``enclosing`` false, git is used only when ``root`` is the top of its work tree, so a
+    repository kept inside another one (a fixture, a vendored project) never reads the outer
+    history. Never raises.
+    """
+    try:
+        return _file_history(Path(root).resolve(), rel, max_commits, timeout, enclosing)
+    except TimeoutError:
+        return History(None, f"git history search stopped after {timeout:g} s")
+    except Exception as exc:  # a git oddity must never break a check
+        return History(None, f"git history unavailable ({type(exc).__name__})")
+
+
+def _file_history(root: Path, rel: str, max_commits: int, timeout: float, enclosing: bool) -> History:
+    if "\n" in rel or "\r" in rel:
+        return History(None, "the path cannot be looked up in git")
+    top, why = work_tree_root(root, timeout)
+    if top is None:
+        return History(None, why)
+    if top != root and not (enclosing and root.is_relative_to(top)):
+        return History(None, NO_CHECKOUT)  # the same words as no checkout at all: the output must not depend on
+        # whether a copy of the repository happens to sit inside another checkout
+    nested = _nested_repository(root, rel)
+    if nested is not None:
+        return History(None, f"{rel} lies in the nested repository {nested}/, whose history is not searched")
+    budget = _Budget(timeout)
+    path = (root / rel).relative_to(top).as_posix()
+    log = _git(
+        top,
+        ["log", f"--max-count={max_commits}", "--format=%x01%H %ct %s", "--raw", "--no-abbrev", "--no-renames",
+         "--", f":(literal){path}"],
+        budget,
+    )
+    if log is None:
+        return History(None, "git log failed")
+    entries: list[tuple[str, str, str, str]] = []  # commit, date, subject, blob
+    for block in log.split(b"\x01")[1:]:
+        lines = block.decode("utf-8", "replace").split("\n")
+        commit, _, rest = lines[0].partition(" ")
+        stamp, _, subject = rest.partition(" ")
+        blob = None
+        for line in lines[1:]:
+            if line.startswith(":") and "\t" in line:
+                meta, _, _name = line.partition("\t")
+                fields = meta.split()
+                if len(fields) >= 4 and fields[3] and set(fields[3]) != {"0"}:
+                    blob = fields[3]
+        if blob is None:
+            continue  # the commit deleted the file
+        try:
+            date = time.strftime("%Y-%m-%d", time.gmtime(int(stamp)))
+        except ValueError:
+            date = "?"
+        entries.append((commit, date, subject, blob))
+    truncated = log.count(b"\x01") >= max_commits
+    if not entries:
+        return History((), f"{rel} has no committed version", truncated)
+    request = "".join(f"{blob}\n" for *_, blob in entries).encode()
+    out = _git(top, ["cat-file", "--batch"], budget, stdin=request)
+    if out is None:
+        return History(None, "git cat-file failed")
+    contents: dict[str, bytes] = {}
+    position = 0
+    for *_, blob in entries:
+        header_end = out.index(b"\n", position)
+        header = out[position:header_end].split()
+        if len(header) != 3 or header[1] != b"blob":
+            position = header_end + 1
+            continue
+        size = int(header[2])
+        start = header_end + 1
+        contents[blob] = out[start : start + size] if size <= _MAX_BLOB_BYTES else b""
+        position = start + size + 1
+    versions = tuple(
+        Version(commit, date, subject, content_hash(contents[blob]), contents[blob])
+        for commit, date, subject, blob in entries
+        if blob in contents
+    )
+    return History(versions, "", truncated)

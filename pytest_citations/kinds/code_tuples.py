@@ -1,0 +1,591 @@
+"""code tuples: ``{artifact_id, content_hash, lines}`` citations of repository files
+(rlm-citation-tuple.schema.json), in JSON, JSONL and inline in Markdown.
+
+- JSON: the whole document is read once; every object that has an ``artifact_id`` key, and every
+  object under one of the ``tuple-keys`` (default ``citations``), at any depth, is a tuple.
+- JSONL: one JSON document per line, searched the same way; a bad line is R401 and the rest is read.
+- Markdown: the inline form ``[artifact_id@content_hash, L42-58]``, ``[artifact_id, L88]`` and
+  ``[artifact_id]``. The schema's ``x-inline-form`` regex is not used (it puts ``, L88`` into the
+  path of a path-only citation, matches ``[1]`` and ``[Paywall]`` and rejects uppercase hashes);
+  the intended grammar is parsed instead, and bracket text is a tuple only when its artifact id
+  looks like a path. Fenced code, code spans, HTML comments and YAML front matter are skipped.
+
+Each tuple is one :class:`Tuple` unit. Its verdict (FRESH, STALE, UN-VERSIONED, MISSING, or a path
+outside the root) is computed once, from the cited file's raw bytes read through ``sources``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from pytest_citations import git_history, sources
+from pytest_citations.kinds import Reported
+from pytest_citations.kinds.url_citations import _DuplicateKey, loads_strict
+from pytest_citations.rules import Finding, Option
+from pytest_citations.suppressions import markdown_directives
+
+FRESH, STALE, UNVERSIONED, MISSING = "FRESH", "STALE", "UN-VERSIONED", "MISSING"
+OUTSIDE, UNREADABLE = "OUTSIDE", "UNREADABLE"
+HASH = re.compile(r"[0-9a-f]{16}\Z")
+ANY_CASE_HASH = re.compile(r"[0-9a-fA-F]{16}\Z")
+LINES = re.compile(r"L([0-9]+)(?:-([0-9]+))?\Z")
+MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown", ".mkd")
+GIT_HISTORY = ("root", "enclosing", "off")
+
+# -- the inline grammar -------------------------------------------------------------------------
+
+# A bracket that is not escaped, not the second half of a reference link, not link text.
+_BRACKET = re.compile(r"(?<![\\\]])\[(?P<body>[^\[\]\n]{1,500})\](?![(\[])")
+_BODY = re.compile(
+    r"(?P<id>[^\s@,\[\]]+)"
+    r"(?:@(?P<hash>[^\s,\[\]]*))?"
+    r"(?:[ \t]*,[ \t]*(?P<lines>[^\[\]]*?))?[ \t]*\Z"
+)
+_NOT_IN_ID = re.compile(r"[\s()<>\"'`|*?{}\\]")
+_EXTENSION = re.compile(r"[^.]\.[A-Za-z0-9]{0,9}[A-Za-z][A-Za-z0-9]{0,9}\Z|\A\.[A-Za-z0-9_-]*[A-Za-z][A-Za-z0-9_-]*\Z")
+_LOOKS_LIKE_LINES = re.compile(r"(?:[Ll](?:ines?)?\.?)?[ \t]*[0-9]")
+_FENCE = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})")
+_CODE_SPAN = re.compile(r"(?<!`)(?P<ticks>`+)(?!`).*?(?<!`)(?P=ticks)(?!`)")
+_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+_WINDOWS_DRIVE = re.compile(r"[A-Za-z]:[/\\]")
+
+
+def looks_like_path(artifact_id: str) -> bool:
+    """Whether bracket text names a project file: no spaces or markup, a letter, and a ``/`` or a
+    file extension (so ``[1]``, ``[Paywall]``, ``[e.g.]`` and ``[x]`` are not citations)."""
+    if not artifact_id or artifact_id.startswith(("^", "#", "!")) or "://" in artifact_id:
+        return False
+    if _NOT_IN_ID.search(artifact_id) or not re.search(r"[A-Za-z_]", artifact_id):
+        return False
+    if "/" in artifact_id.strip("/") or artifact_id.startswith("/"):
+        return True
+    return _EXTENSION.search(artifact_id) is not None
+
+
+@dataclass(frozen=True)
+class InlineMatch:
+    """One inline tuple in a text: offsets of the whole bracket and of each part."""
+
+    start: int
+    end: int
+    artifact_id: str
+    id_start: int
+    hash: str | None
+    hash_start: int
+    lines: str | None
+    lines_start: int
+
+
+def parse_inline(body: str, offset: int = 0) -> InlineMatch | None:
+    """The tuple in bracket text ``body`` (without the brackets), or None if it is not one.
+
+    ``offset`` is where ``body`` starts in its text. A tuple with a hash, or with a lines part that
+    starts like a line number, is a tuple even when those parts are malformed, so the rules can
+    report them; a bare ``[path]`` needs a path-like id.
+    """
+    match = _BODY.match(body)
+    if match is None or not looks_like_path(match.group("id")):
+        return None
+    hash_text, lines = match.group("hash"), match.group("lines")
+    if lines is not None and hash_text is None and not _LOOKS_LIKE_LINES.match(lines):
+        return None
+    return InlineMatch(
+        offset - 1,
+        offset + len(body) + 1,
+        match.group("id"),
+        offset + match.start("id"),
+        hash_text,
+        offset + match.start("hash") if hash_text is not None else -1,
+        lines,
+        offset + match.start("lines") if lines is not None else -1,
+    )
+
+
+def _blank(text: str) -> str:
+    return re.sub(r"[^\n]", " ", text)
+
+
+def markdown_prose(text: str) -> str:
+    """``text`` with front matter, fenced code, code spans and HTML comments blanked out (same
+    length, newlines kept), so offsets into it are offsets into ``text``."""
+    out = _COMMENT.sub(lambda m: _blank(m.group()), text)
+    lines = out.split("\n")
+    start = 0
+    if lines and lines[0].rstrip("\r") == "---":
+        for index in range(1, len(lines)):
+            if lines[index].rstrip("\r") in ("---", "..."):
+                for blanked in range(index + 1):
+                    lines[blanked] = _blank(lines[blanked])
+                start = index + 1
+                break
+    fence: str | None = None
+    for index in range(start, len(lines)):
+        line = lines[index]
+        found = _FENCE.match(line)
+        if fence is not None:
+            if found and found.group("fence")[0] == fence[0] and len(found.group("fence")) >= len(fence) and not line[
+                found.end() :
+            ].strip():
+                fence = None
+            lines[index] = _blank(line)
+        elif found and not (found.group("fence")[0] == "`" and "`" in line[found.end() :]):
+            fence = found.group("fence")
+            lines[index] = _blank(line)
+        else:
+            lines[index] = _CODE_SPAN.sub(lambda m: _blank(m.group()), line)
+    return "\n".join(lines)
+
+
+def find_inline(text: str) -> Iterator[InlineMatch]:
+    """Every inline tuple in Markdown ``text``, in order."""
+    prose = markdown_prose(text)
+    for bracket in _BRACKET.finditer(prose):
+        line_start = prose.rfind("\n", 0, bracket.start()) + 1
+        if prose[bracket.end() : bracket.end() + 1] == ":" and not prose[line_start : bracket.start()].strip():
+            continue  # a link reference definition
+        found = parse_inline(bracket.group("body"), bracket.start("body"))
+        if found is not None:
+            yield found
+
+
+# -- JSON with positions ------------------------------------------------------------------------
+
+_SCALARS = json.JSONDecoder()
+
+
+@dataclass
+class Node:
+    """A JSON value with its character span; objects map keys to (key start, value node)."""
+
+    value: Any
+    start: int
+    end: int
+
+
+def _skip(text: str, index: int) -> int:
+    length = len(text)
+    while index < length and text[index] in " \t\r\n":
+        index += 1
+    return index
+
+
+def scan_json(text: str, index: int = 0) -> Node:
+    """A position tree of the JSON value at ``index`` (the text is known to be valid JSON)."""
+    index = _skip(text, index)
+    char = text[index]
+    if char == "{":
+        members: dict[str, tuple[int, Node]] = {}
+        position = _skip(text, index + 1)
+        if text[position] == "}":
+            return Node(members, index, position + 1)
+        while True:
+            key_start = position
+            key, position = _SCALARS.raw_decode(text, position)
+            position = _skip(text, position) + 1  # the colon
+            value = scan_json(text, position)
+            members[key] = (key_start, value)
+            position = _skip(text, value.end)
+            if text[position] == ",":
+                position = _skip(text, position + 1)
+                continue
+            return Node(members, index, position + 1)
+    if char == "[":
+        items: list[Node] = []
+        position = _skip(text, index + 1)
+        if text[position] == "]":
+            return Node(items, index, position + 1)
+        while True:
+            value = scan_json(text, position)
+            items.append(value)
+            position = _skip(text, value.end)
+            if text[position] == ",":
+                position += 1
+                continue
+            return Node(items, index, position + 1)
+    value, end = _SCALARS.raw_decode(text, index)
+    return Node(value, index, end)
+
+
+def plain(node: Node) -> Any:
+    """The Python value of a node."""
+    if isinstance(node.value, dict):
+        return {key: plain(value) for key, (_, value) in node.value.items()}
+    if isinstance(node.value, list):
+        return [plain(item) for item in node.value]
+    return node.value
+
+
+def _json_path(parts: list[str | int]) -> str:
+    text = ""
+    for part in parts:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
+    return text or "(document)"
+
+
+def find_json_tuples(root: Node, tuple_keys: tuple[str, ...]) -> Iterator[tuple[str, Node]]:
+    """(JSON path, node) of every tuple: objects with ``artifact_id``, and every element under a
+    tuple key (an element that is not an object is still yielded, for the schema rule)."""
+    stack: list[tuple[Node, list[str | int], bool]] = [(root, [], False)]
+    found = []
+    while stack:
+        node, path, under_key = stack.pop()
+        value = node.value
+        if isinstance(value, dict):
+            if under_key or "artifact_id" in value:
+                found.append((path, node))
+                continue
+            for key, (_, child) in value.items():
+                if key in tuple_keys:
+                    if isinstance(child.value, list):
+                        for number, item in enumerate(child.value):
+                            stack.append((item, [*path, key, number], True))
+                    else:
+                        stack.append((child, [*path, key], True))
+                else:
+                    stack.append((child, [*path, key], False))
+        elif isinstance(value, list):
+            for number, item in enumerate(value):
+                stack.append((item, [*path, number], under_key))
+        elif under_key:
+            found.append((path, node))
+    found.sort(key=lambda item: item[1].start)
+    for path, node in found:
+        yield _json_path(path), node
+
+
+# -- the unit ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class Part:
+    """One field of a tuple as written: its value and where it is."""
+
+    value: Any
+    start: int  # character offset into the file text of the value (a JSON string's opening quote)
+    end: int
+    line: int
+    col: int
+
+
+@dataclass
+class Tuple:
+    """One code tuple: the JSON object or inline bracket, and its fields with positions."""
+
+    form: str  # "json" or "inline"
+    where: str  # the JSON path, or "inline"
+    line: int
+    col: int
+    context: str
+    data: Any  # the decoded object (JSON) or None (inline)
+    artifact_id: Part | None
+    content_hash: Part | None
+    lines: Part | None
+    memo: dict[Any, Any] = field(default_factory=dict, repr=False)
+
+    def finding(self, message: str, part: Part | None = None, fix=None) -> Finding:
+        line, col = (part.line, part.col) if part is not None else (self.line, self.col)
+        return Finding(message, line, col, fix=fix, context=self.context)
+
+    @property
+    def label(self) -> str:
+        """How messages name the tuple: ``citations[1]`` in JSON, the bracket text inline."""
+        return self.where
+
+    @property
+    def checkable(self) -> bool:
+        """Whether the artifact id is a non-empty string, so the file can be looked at."""
+        return self.artifact_id is not None and isinstance(self.artifact_id.value, str) and bool(self.artifact_id.value)
+
+    def line_range(self) -> tuple[int, int] | None:
+        """(start, end) of a well-formed ``lines``, or None."""
+        if self.lines is None or not isinstance(self.lines.value, str):
+            return None
+        match = LINES.match(self.lines.value)
+        if match is None:
+            return None
+        start = int(match.group(1))
+        return start, int(match.group(2)) if match.group(2) else start
+
+    def hash_value(self) -> str | None:
+        """The content hash, lowercased, when it is 16 hex digits in any case."""
+        if self.content_hash is None or not isinstance(self.content_hash.value, str):
+            return None
+        value = self.content_hash.value
+        return value.lower() if ANY_CASE_HASH.match(value) else None
+
+
+# -- verdicts ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Cited:
+    """A cited file as read once per run: its repo-relative path and bytes, or why not."""
+
+    status: str  # FRESH-able ("FILE"), MISSING, OUTSIDE, UNREADABLE
+    rel: str = ""
+    data: bytes = b""
+    reason: str = ""
+
+    @property
+    def hash(self) -> str:
+        return git_history.content_hash(self.data)
+
+    def lines(self) -> list[bytes]:
+        return split_lines(self.data)
+
+
+def split_lines(data: bytes) -> list[bytes]:
+    """Lines split on ``\\n``, a trailing ``\\r`` dropped; a final line end starts no new line."""
+    if not data:
+        return []
+    lines = data.split(b"\n")
+    if lines[-1] == b"":
+        lines.pop()
+    return [line[:-1] if line.endswith(b"\r") else line for line in lines]
+
+
+def is_absolute(artifact_id: str) -> bool:
+    return artifact_id.startswith(("/", "\\")) or _WINDOWS_DRIVE.match(artifact_id) is not None or Path(
+        artifact_id
+    ).is_absolute()
+
+
+def read_cited(engine, artifact_id: str) -> Cited:
+    """The cited file, confined to the root and read once per run (its target is never opened
+    when it lies outside the root)."""
+    cache = engine.shared.setdefault("code-tuples.files", {})
+    if artifact_id in cache:
+        return cache[artifact_id]
+    root = engine.config.root
+    if is_absolute(artifact_id):
+        cited = Cited(OUTSIDE, reason=f"{artifact_id} is an absolute path, not a project-relative one")
+    elif "\0" in artifact_id:
+        cited = Cited(MISSING, reason=f"{artifact_id!r} names no file")
+    else:
+        cited = _read(root, artifact_id, engine.config.max_file_size)
+    cache[artifact_id] = cited
+    return cited
+
+
+def _read(root: Path, artifact_id: str, max_size: int) -> Cited:
+    try:
+        resolved = sources.resolve_inside(root, artifact_id)
+    except sources.SourceError as error:
+        if error.code == "C008":
+            how = "escapes the repository root through .." if ".." in PurePosixPath(artifact_id).parts else (
+                "resolves outside the repository root (through a symlink)"
+            )
+            return Cited(OUTSIDE, reason=f"{artifact_id} {how}")
+        return Cited(MISSING, reason=f"{artifact_id} cannot be resolved")
+    rel = resolved.relative_to(root.resolve()).as_posix()
+    try:
+        exists = resolved.exists()
+    except OSError:
+        exists = False
+    if not exists:
+        return Cited(MISSING, rel, reason=f"{artifact_id} does not exist")
+    try:
+        data = sources.read_bytes(root, rel, max_size)
+    except sources.SourceError as error:
+        return Cited(UNREADABLE, rel, reason=error.message)
+    return Cited("FILE", rel, data)
+
+
+def history_for(engine, rel: str, options: dict) -> git_history.History:
+    """The git history of a cited file, looked up once per run."""
+    cache = engine.shared.setdefault("code-tuples.history", {})
+    if rel not in cache:
+        mode = options["git-history"]
+        if mode == "off":
+            cache[rel] = git_history.History(None, "git history lookup is off (git-history = \"off\")")
+        else:
+            cache[rel] = git_history.file_history(
+                engine.config.root,
+                rel,
+                max_commits=options["git-max-commits"],
+                timeout=options["git-timeout"],
+                enclosing=mode == "enclosing",
+            )
+    return cache[rel]
+
+
+def verdict(item: Tuple, ctx) -> tuple[str, Cited] | None:
+    """(verdict, cited file) for a checkable tuple; None when its artifact id is not usable."""
+    if not item.checkable:
+        return None
+    if "verdict" not in item.memo:
+        cited = read_cited(ctx.file.engine, item.artifact_id.value)
+        if cited.status != "FILE":
+            result = cited.status
+        elif item.content_hash is None:
+            result = UNVERSIONED
+        else:
+            wanted = item.hash_value()
+            result = None if wanted is None else (FRESH if wanted == cited.hash else STALE)
+        item.memo["verdict"] = (result, cited)
+    result, cited = item.memo["verdict"]
+    return (result, cited) if result is not None else None
+
+
+# -- the kind ---------------------------------------------------------------------------------------
+
+_JSON_SNIFF = re.compile(r'"artifact_id"\s*:\s*"')
+
+
+def _describe_json_error(exc: ValueError) -> tuple[str, int | None]:
+    if isinstance(exc, json.JSONDecodeError):
+        message = exc.msg[0].lower() + exc.msg[1:]
+        return f"invalid JSON: {message}", exc.pos
+    return f"invalid JSON: {exc}", None
+
+
+class CodeTuples:
+    name = "code-tuples"
+    description = "code citation tuples {artifact_id, content_hash, lines} in JSON, JSONL and Markdown"
+    include: tuple[str, ...] = ()
+    sniff_include = ("**/*.json", "**/*.jsonl", "**/*.md", "**/*.markdown")
+    options = {
+        "tuple-keys": Option(list, ["citations"], "keys whose values are tuples (or lists of tuples)", items=str),
+        "require-content-hash": Option(
+            bool, False, "report a tuple without content_hash as an error (R410) instead of a warning (R409)"
+        ),
+        "git-history": Option(
+            str, "root", "where STALE looks up history: root (the root is a checkout's top), enclosing, off",
+            choices=GIT_HISTORY,
+        ),
+        "git-max-commits": Option(int, git_history.DEFAULT_MAX_COMMITS, "commits searched per cited file"),
+        "git-timeout": Option((int, float), git_history.DEFAULT_TIMEOUT, "seconds allowed per cited file's search"),
+    }
+
+    def sniff(self, head: str) -> bool:
+        # JSON and Markdown share the sniff: the engine gives it the head only, not the name
+        if head.lstrip("\ufeff \t\r\n")[:1] in ("{", "[") and _JSON_SNIFF.search(head):
+            return True
+        return any(True for _ in find_inline(head))
+
+    def units(self, ctx) -> Iterator[Tuple | Reported]:
+        rel = ctx.rel.lower()
+        if rel.endswith(MARKDOWN_SUFFIXES):
+            yield from self._markdown(ctx)
+        elif rel.endswith(".jsonl"):
+            yield from self._jsonl(ctx)
+        else:
+            yield from self._json(ctx)
+
+    # -- Markdown
+
+    def _markdown(self, ctx) -> Iterator[Tuple]:
+        text = ctx.full_text()
+        ctx.directives = markdown_directives(text)
+        source = ctx.source
+        for found in find_inline(text):
+            line, col = source.line_col(found.start)
+            context = source.line_text(line)
+
+            def part(value, start, length, line=line):
+                part_line, part_col = source.line_col(start)
+                return Part(value, start, start + length, part_line, part_col)
+
+            yield Tuple(
+                "inline",
+                text[found.start : found.end],
+                line,
+                col,
+                context,
+                None,
+                part(found.artifact_id, found.id_start, len(found.artifact_id)),
+                part(found.hash, found.hash_start, len(found.hash)) if found.hash is not None else None,
+                part(found.lines, found.lines_start, len(found.lines)) if found.lines is not None else None,
+            )
+
+    # -- JSON and JSONL
+
+    def _tuples(self, text: str, base: int, line_col, context, ctx) -> Iterator[Tuple]:
+        tuple_keys = tuple(ctx.kind_options["tuple-keys"])
+        for where, node in find_json_tuples(scan_json(text), tuple_keys):
+            line, col = line_col(base + node.start)
+            parts: dict[str, Part] = {}
+            if isinstance(node.value, dict):
+                for key in ("artifact_id", "content_hash", "lines"):
+                    if key in node.value:
+                        value = node.value[key][1]
+                        part_line, part_col = line_col(base + value.start)
+                        parts[key] = Part(value.value, base + value.start, base + value.end, part_line, part_col)
+            yield Tuple(
+                "json", where, line, col, context(line), plain(node),
+                parts.get("artifact_id"), parts.get("content_hash"), parts.get("lines"),
+            )
+
+    def _json(self, ctx) -> Iterator[Tuple | Reported]:
+        text = ctx.full_text()
+        source = ctx.source
+        try:
+            loads_strict(text)
+        except _DuplicateKey as exc:
+            yield Reported("R401", Finding(f"invalid JSON: duplicate key {exc.args[0]!r}", 1, 1))
+            return
+        except RecursionError:
+            yield Reported("R401", Finding("invalid JSON: nested too deeply", 1, 1))
+            return
+        except ValueError as exc:
+            message, position = _describe_json_error(exc)
+            line, col = source.line_col(position) if position is not None else (1, 1)
+            yield Reported("R401", Finding(message, line, col, context=source.line_text(line)))
+            return
+        yield from self._tuples(text, 0, source.line_col, source.line_text, ctx)
+
+    def _jsonl(self, ctx) -> Iterator[Tuple | Reported]:
+        first = True
+        for line in ctx.lines():
+            text = line.text
+            if not text.strip():
+                continue
+            try:
+                loads_strict(text)
+            except _DuplicateKey as exc:
+                yield Reported("R401", Finding(f"invalid JSON: duplicate key {exc.args[0]!r}", line.number, 1, context=text))
+                continue
+            except RecursionError:
+                yield Reported("R401", Finding("invalid JSON: nested too deeply", line.number, 1, context=text[:200]))
+                continue
+            except ValueError as exc:
+                if first and self._whole_file_is_json(ctx):
+                    yield Reported(
+                        "C004",
+                        Finding(
+                            "the file is one JSON document spread over several lines, not JSON Lines: "
+                            "write one record per line",
+                            line.number,
+                            1,
+                            context=text,
+                        ),
+                    )
+                    return
+                message, position = _describe_json_error(exc)
+                yield Reported("R401", Finding(message, line.number, (position or 0) + 1, context=text))
+                continue
+            finally:
+                first = False
+            number, offset = line.number, line.offset
+            yield from self._tuples(
+                text, offset, lambda at, number=number, offset=offset: (number, at - offset + 1), lambda _, t=text: t, ctx
+            )
+
+    @staticmethod
+    def _whole_file_is_json(ctx) -> bool:
+        text = ctx.full_text()
+        if sum(1 for line in text.splitlines() if line.strip()) < 2:
+            return False
+        try:
+            loads_strict(text)
+        except (ValueError, RecursionError):
+            return False
+        return True
+
+
+KIND = CodeTuples()

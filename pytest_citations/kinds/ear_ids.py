@@ -1,0 +1,485 @@
+"""EAR ids: eval datasets, dataset manifests, retrieval corpus and KG IRIs (ear-identifier-policy.md).
+
+One kind, ``ear-ids``, reads four shapes of file and yields one unit type for each:
+
+- JSON Lines (``eval/*.jsonl`` by default): each line that holds a JSON object is a
+  :class:`CorpusRecord` when its ``schema_version`` is ``retrieval-corpus.v1`` and a
+  :class:`DatasetRecord` otherwise (an eval item, or a RAG output). A JSON Lines file anywhere is
+  also claimed by content when its first 64 KiB hold ``"schema_version": "retrieval-corpus.v1"``.
+- ``*.json`` (``eval/manifest.json`` by default): a dataset manifest, one :class:`Manifest` unit.
+- ``*.ttl``, ``*.nt`` (Turtle, N-Triples) and ``*.jsonld`` (JSON-LD): every IRI under the section
+  base becomes a :class:`KgIri` unit. KG files are scanned, not parsed (see :func:`scan_turtle`).
+
+Only the fields the spec names are read as section ids: ``ear_sections[]``,
+``expected.citations[]`` and RAG outputs' ``citations[].section_id`` (plus the ``extra-paths``
+option), and in corpus records ``doc_id``, ``section_id`` and ``parent_id``. Everything else
+(``evidence.doc_spans[].doc_id`` holds part-level ids such as ``EAR-736``) is left alone.
+
+Resolution (a cited id names exactly one corpus record) needs every corpus record of the
+repository: :func:`corpus_index` reads them once per run into ``engine.shared``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
+
+from pytest_citations import sources
+from pytest_citations.ear_ids import DEFAULT_IRI_BASE
+from pytest_citations.kinds import Reported
+from pytest_citations.kinds.url_citations import loads_strict
+from pytest_citations.rules import Finding, Option
+
+CORPUS_SCHEMA = "retrieval-corpus.v1"
+SECTION_PATHS = ("ear_sections[]", "expected.citations[]", "citations[].section_id")
+CORPUS_FIELDS = {"doc_id": "doc", "section_id": "section", "parent_id": "doc"}
+KG_SUFFIXES = {".ttl": "turtle", ".nt": "turtle", ".jsonld": "jsonld"}
+_CORPUS_MARK = re.compile(r'"schema_version"\s*:\s*"retrieval-corpus\.v1"')
+_SCANNER = json.JSONDecoder()
+INVALID_JSON = "E501"
+
+
+# -- where values sit in JSON text ----------------------------------------------------------------
+
+
+def _skip_space(text: str, index: int) -> int:
+    while index < len(text) and text[index] in " \t\r\n":
+        index += 1
+    return index
+
+
+def _members(text: str, start: int) -> Iterator[tuple[str, int, int]]:
+    """(key, value start, value end) of the JSON object starting at ``start``."""
+    position = start + 1
+    while True:
+        position = _skip_space(text, position)
+        if position >= len(text) or text[position] == "}":
+            return
+        key, position = _SCANNER.raw_decode(text, position)
+        position = _skip_space(text, position) + 1  # the colon
+        value_start = _skip_space(text, position)
+        _, value_end = _SCANNER.raw_decode(text, value_start)
+        yield key, value_start, value_end
+        position = _skip_space(text, value_end)
+        if position < len(text) and text[position] == ",":
+            position += 1
+
+
+def _elements(text: str, start: int) -> Iterator[tuple[int, int, int]]:
+    """(index, start, end) of each element of the JSON array starting at ``start``."""
+    position = start + 1
+    index = 0
+    while True:
+        position = _skip_space(text, position)
+        if position >= len(text) or text[position] == "]":
+            return
+        _, end = _SCANNER.raw_decode(text, position)
+        yield index, position, end
+        index += 1
+        position = _skip_space(text, end)
+        if position < len(text) and text[position] == ",":
+            position += 1
+
+
+def member_spans(text: str, start: int) -> dict[str, tuple[int, int]]:
+    return {key: (value_start, value_end) for key, value_start, value_end in _members(text, start)}
+
+
+def element_spans(text: str, start: int) -> list[tuple[int, int]]:
+    return [(value_start, value_end) for _, value_start, value_end in _elements(text, start)]
+
+
+def parse_path(path: str) -> tuple[str, ...]:
+    """``expected.citations[]`` -> ``("expected", "citations", "[]")``."""
+    steps: list[str] = []
+    for part in path.split("."):
+        name = part
+        arrays = 0
+        while name.endswith("[]"):
+            name = name[:-2]
+            arrays += 1
+        if name:
+            steps.append(name)
+        steps.extend(["[]"] * arrays)
+    return tuple(steps)
+
+
+def _show(concrete: tuple) -> str:
+    text = ""
+    for step in concrete:
+        text += f"[{step}]" if isinstance(step, int) else (f".{step}" if text else step)
+    return text
+
+
+@dataclass(frozen=True)
+class Found:
+    """A value at a governed path: where (``ear_sections[0]``), the value, and its span."""
+
+    where: str
+    value: Any
+    start: int
+    end: int
+    not_array: bool = False  # the path wanted an array here and found this value instead
+
+
+def find_paths(text: str, start: int, steps: tuple[str, ...], concrete: tuple = ()) -> Iterator[Found]:
+    """Every value the path ``steps`` reaches in the JSON value at ``start`` (absent parts skipped)."""
+    start = _skip_space(text, start)
+    if not steps:
+        _, end = _SCANNER.raw_decode(text, start)
+        yield Found(_show(concrete), json.loads(text[start:end]), start, end)
+        return
+    head, rest = steps[0], steps[1:]
+    char = text[start] if start < len(text) else ""
+    if head == "[]":
+        if char == "[":
+            for index, element_start, _ in _elements(text, start):
+                yield from find_paths(text, element_start, rest, (*concrete, index))
+        elif not text.startswith("null", start):
+            _, end = _SCANNER.raw_decode(text, start)
+            yield Found(_show(concrete), json.loads(text[start:end]), start, end, not_array=True)
+    elif char == "{":
+        for key, value_start, _ in _members(text, start):
+            if key == head:
+                yield from find_paths(text, value_start, rest, (*concrete, key))
+
+
+# -- units ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class IdRef:
+    """An id in a governed field: ``expect`` is ``section`` or ``doc`` (a section id, or one with
+    an anchor); ``start``/``end`` are character offsets of its JSON value in the file's text."""
+
+    where: str
+    value: Any
+    expect: str
+    line: int
+    col: int
+    start: int
+    end: int
+    not_array: bool = False
+
+
+@dataclass
+class JsonRecord:
+    line: int
+    offset: int
+    text: str
+    data: dict[str, Any]
+    refs: list[IdRef]
+
+    def finding(self, message: str, ref: IdRef | None = None, fix=None) -> Finding:
+        return Finding(message, self.line, ref.col if ref else 1, fix=fix, context=self.text)
+
+
+@dataclass
+class DatasetRecord(JsonRecord):
+    """An eval item or RAG output; ``refs`` are its ids in the governed section fields."""
+
+
+@dataclass
+class CorpusRecord(JsonRecord):
+    """A ``retrieval-corpus.v1`` record; ``refs`` are its ``doc_id``, ``section_id``, ``parent_id``."""
+
+    def ref(self, key: str) -> IdRef | None:
+        return next((ref for ref in self.refs if ref.where == key), None)
+
+
+@dataclass
+class ManifestEntry:
+    index: int
+    data: Any
+    line: int
+    col: int
+    positions: dict[str, tuple[int, int]]  # key -> (line, col) of its value
+
+    def position(self, key: str) -> tuple[int, int]:
+        return self.positions.get(key, (self.line, self.col))
+
+
+@dataclass
+class Manifest:
+    """A dataset manifest (``eval/manifest.json``): ``{"datasets": [{id, file, num_items}, ...]}``."""
+
+    rel: str
+    data: Any
+    entries: list[ManifestEntry] | None  # None when ``datasets`` is missing or not an array
+    datasets_position: tuple[int, int]
+    line: int = 1
+
+
+@dataclass(frozen=True)
+class KgIri:
+    """An IRI under the section base in a KG file. ``start``/``end`` span the text to replace
+    with the expected IRI (``form`` says how to write it: ``iri``, ``local`` or ``json``);
+    ``prefix`` is what a prefixed name's namespace supplies of the IRI."""
+
+    iri: str
+    line: int
+    col: int
+    start: int
+    end: int
+    form: str
+    prefix: str = ""
+
+
+# -- KG scanning ------------------------------------------------------------------------------------
+
+# The lexical grammar used to find IRIs in Turtle and N-Triples (a subset of the W3C Turtle
+# grammar, enough to never mistake string or comment text for an IRI):
+#   IRIREF   '<' ([^#x00-#x20<>"{}|^`\] | UCHAR)* '>'
+#   PNAME    PN_PREFIX? ':' PN_LOCAL     (PN_LOCAL with %HH and \-escapes; a final '.' ends the statement)
+#   PREFIX   '@prefix' or 'PREFIX', PN_PREFIX? ':', IRIREF   (declarations; later ones win)
+#   STRING   the four quoted forms, with \-escapes;  COMMENT  '#' to the end of the line
+_TURTLE = re.compile(
+    r"""
+    (?P<long>\"\"\"(?:[^"\\]|\\.|"(?!""))*\"\"\"|'''(?:[^'\\]|\\.|'(?!''))*''')
+    |(?P<string>"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')
+    |(?P<declaration>(?:@prefix|PREFIX)\s+(?P<declared>[A-Za-z][\w.-]*)?:\s*<(?P<namespace>[^<>\s]*)>)
+    |(?P<iri><(?:[^<>"{}|^`\\\x00-\x20]|\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8})*>)
+    |(?P<comment>\#[^\n]*)
+    |(?P<blank>_:[\w.-]*)
+    |(?P<pname>(?P<prefix>[A-Za-z][\w.-]*)?:(?P<local>(?:[\w\-:.%]|\\[_~.\-!$&'()*+,;=/?\#@%])*))
+    """,
+    re.X,
+)
+_UCHAR = re.compile(r"\\u([0-9A-Fa-f]{4})|\\U([0-9A-Fa-f]{8})")
+_LOCAL_ESCAPE = re.compile(r"\\(.)")
+_JSON_STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\.)*"')
+
+
+def _uchar(match: re.Match) -> str:
+    try:
+        return chr(int(match.group(1) or match.group(2), 16))
+    except (ValueError, OverflowError):
+        return match.group(0)
+
+
+def scan_turtle(text: str, base: str) -> Iterator[tuple[str, int, int, str, str]]:
+    """(iri, start, end, form, prefix) for each IRI under ``base`` in Turtle or N-Triples text."""
+    namespaces: dict[str, str] = {}
+    for match in _TURTLE.finditer(text):
+        kind = match.lastgroup
+        if kind == "declaration":
+            namespaces[match.group("declared") or ""] = _UCHAR.sub(_uchar, match.group("namespace"))
+        elif kind == "iri":
+            iri = _UCHAR.sub(_uchar, match.group()[1:-1])
+            if iri.startswith(base):
+                yield iri, match.start() + 1, match.end() - 1, "iri", ""
+        elif kind == "pname":
+            namespace = namespaces.get(match.group("prefix") or "")
+            local = match.group("local")
+            end = match.end("local")
+            while local.endswith(".") and not local.endswith("\\."):
+                local = local[:-1]
+                end -= 1
+            if namespace is None or not local:
+                continue
+            iri = namespace + _LOCAL_ESCAPE.sub(r"\1", local)
+            if iri.startswith(base):
+                yield iri, match.start("local"), end, "local", namespace
+
+
+def scan_jsonld(text: str, base: str) -> Iterator[tuple[str, int, int, str, str]]:
+    """(iri, start, end, "json", "") for each JSON string whose value is an IRI under ``base``.
+
+    Full IRIs only: compact IRIs that a ``@context`` would expand are not resolved.
+    """
+    for match in _JSON_STRING.finditer(text):
+        token = match.group()
+        if base[:8] not in token and "\\" not in token:
+            continue
+        try:
+            value = json.loads(token)
+        except ValueError:
+            continue
+        if isinstance(value, str) and value.startswith(base):
+            yield value, match.start(), match.end(), "json", ""
+
+
+# -- the run-wide corpus index ----------------------------------------------------------------------
+
+
+@dataclass
+class CorpusIndex:
+    by_doc_id: dict[str, list[tuple[str, int]]] = field(default_factory=dict)  # doc_id -> (rel, line)
+
+    @property
+    def empty(self) -> bool:
+        return not self.by_doc_id
+
+
+def file_format(rel: str) -> str:
+    suffix = PurePosixPath(rel).suffix.lower()
+    if suffix == ".json":
+        return "manifest"
+    return KG_SUFFIXES.get(suffix, "jsonl")
+
+
+def corpus_index(engine) -> CorpusIndex:
+    """Every ``retrieval-corpus.v1`` record's ``doc_id`` in the repository, read once per run."""
+    key = "ear-ids.corpus"
+    if key not in engine.shared:
+        index = CorpusIndex()
+        root, limit = engine.config.root, engine.config.max_file_size
+        for rel, kinds in engine.discover([root]):
+            if not any(getattr(kind, "name", None) == KIND.name for kind in kinds) or file_format(rel) != "jsonl":
+                continue
+            try:
+                for line in sources.iter_lines(root, rel, limit):
+                    if CORPUS_SCHEMA not in line.text:
+                        continue
+                    try:
+                        data = loads_strict(line.text)
+                    except (ValueError, RecursionError):
+                        continue
+                    if isinstance(data, dict) and data.get("schema_version") == CORPUS_SCHEMA:
+                        doc_id = data.get("doc_id")
+                        if isinstance(doc_id, str):
+                            index.by_doc_id.setdefault(doc_id, []).append((rel, line.number))
+            except sources.SourceError:  # the file reports its own diagnostic; the index goes on
+                continue
+        engine.shared[key] = index
+    return engine.shared[key]
+
+
+# -- the kind ---------------------------------------------------------------------------------------
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, list):
+        return "a JSON array"
+    if isinstance(value, str):
+        return "a JSON string"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    return "a number"
+
+
+def _json_problem(exc: Exception) -> tuple[str, int, int]:
+    """(message, line, col) for a JSON text that failed to load."""
+    if isinstance(exc, RecursionError):
+        return "invalid JSON: nested too deeply", 1, 1
+    if isinstance(exc, json.JSONDecodeError):
+        message = exc.msg[0].lower() + exc.msg[1:]
+        if message.endswith(" at"):
+            message += f" line {exc.lineno} column {exc.colno}"
+        return f"invalid JSON: {message}", exc.lineno, exc.colno
+    if type(exc).__name__ == "_DuplicateKey":
+        return f"invalid JSON: duplicate key {exc.args[0]!r}", 1, 1
+    return f"invalid JSON: {exc}", 1, 1
+
+
+class EarIds:
+    name = "ear-ids"
+    description = "EAR section ids in eval datasets, manifests, retrieval corpus records and KG IRIs"
+    include = ("eval/*.jsonl", "eval/manifest.json", "**/*.ttl", "**/*.nt", "**/*.jsonld")
+    sniff_include = ("**/*.jsonl",)
+    options = {
+        "extra-paths": Option(
+            list, [], "more JSON paths in dataset records that hold section ids (e.g. rag.citations[].section_id)",
+            items=str,
+        ),
+        "iri-base": Option(str, DEFAULT_IRI_BASE, "the namespace of KG section IRIs"),
+        "manifest-paths": Option(
+            str, "root", "what a manifest's dataset paths are relative to", choices=("root", "manifest")
+        ),
+    }
+
+    def sniff(self, head: str) -> bool:
+        return _CORPUS_MARK.search(head) is not None
+
+    def units(self, ctx) -> Iterator[Any]:
+        shape = file_format(ctx.rel)
+        if shape == "manifest":
+            yield from self._manifest(ctx)
+        elif shape == "jsonl":
+            yield from self._records(ctx)
+        else:
+            yield from self._kg(ctx, shape)
+
+    # JSON Lines: dataset records and corpus records
+
+    def _records(self, ctx) -> Iterator[Any]:
+        paths = [(path, parse_path(path)) for path in (*SECTION_PATHS, *ctx.kind_options["extra-paths"])]
+        for line in ctx.lines():
+            text = line.text
+            if not text.strip():
+                continue
+            try:
+                data = loads_strict(text)
+            except (ValueError, RecursionError) as exc:
+                message, _, col = _json_problem(exc)
+                yield Reported(INVALID_JSON, Finding(message, line.number, col, context=text[:500]))
+                continue
+            if not isinstance(data, dict):
+                message = f"line holds {_describe(data)}, not a JSON object"
+                yield Reported(INVALID_JSON, Finding(message, line.number, 1, context=text[:500]))
+                continue
+            if data.get("schema_version") == CORPUS_SCHEMA:
+                spans = member_spans(text, _skip_space(text, 0))
+                refs = [
+                    self._ref(line, key, data[key], expect, *spans[key])
+                    for key, expect in CORPUS_FIELDS.items()
+                    if key in data and key in spans
+                ]
+                yield CorpusRecord(line.number, line.offset, text, data, refs)
+                continue
+            refs = []
+            for _, steps in paths:
+                for found in find_paths(text, 0, steps):
+                    ref = self._ref(line, found.where, found.value, "section", found.start, found.end)
+                    refs.append(IdRef(**{**ref.__dict__, "not_array": found.not_array}))
+            yield DatasetRecord(line.number, line.offset, text, data, refs)
+
+    @staticmethod
+    def _ref(line: sources.Line, where: str, value: Any, expect: str, start: int, end: int) -> IdRef:
+        return IdRef(where, value, expect, line.number, start + 1, line.offset + start, line.offset + end)
+
+    # the dataset manifest
+
+    def _manifest(self, ctx) -> Iterator[Any]:
+        text = ctx.full_text()
+        try:
+            data = loads_strict(text)
+        except (ValueError, RecursionError) as exc:
+            message, line, col = _json_problem(exc)
+            yield Reported(INVALID_JSON, Finding(message, line, col))
+            return
+        source = ctx.source
+        start = _skip_space(text, 0)
+        entries = None
+        datasets_position = (1, 1)
+        if isinstance(data, dict) and isinstance(data.get("datasets"), list):
+            datasets_start = member_spans(text, start)["datasets"][0]
+            datasets_position = source.line_col(datasets_start)
+            entries = []
+            for index, (entry_start, _) in enumerate(element_spans(text, datasets_start)):
+                positions = {}
+                if text[entry_start] == "{":
+                    positions = {key: source.line_col(span[0]) for key, span in member_spans(text, entry_start).items()}
+                entries.append(ManifestEntry(index, data["datasets"][index], *source.line_col(entry_start), positions))
+        elif isinstance(data, dict) and "datasets" in data:
+            datasets_position = source.line_col(member_spans(text, start)["datasets"][0])
+        yield Manifest(ctx.rel, data, entries, datasets_position)
+
+    # KG files
+
+    def _kg(self, ctx, shape: str) -> Iterator[KgIri]:
+        text = ctx.full_text()
+        base = ctx.kind_options["iri-base"]
+        scan = scan_jsonld if shape == "jsonld" else scan_turtle
+        for iri, start, end, form, prefix in scan(text, base):
+            line, col = ctx.source.line_col(start)
+            yield KgIri(iri, line, col, start, end, form, prefix)
+
+
+KIND = EarIds()

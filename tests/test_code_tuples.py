@@ -1,0 +1,412 @@
+"""Code citation tuples (R4xx): the shipped fixture exactly, the inline grammar, the git history
+lookup behind STALE, the fix that never blesses a changed claim, and hostile inputs."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import regex
+
+from conftest import PROJECT
+from pytest_citations import git_history
+from pytest_citations.engine import Engine
+from pytest_citations.fix import fix_file
+from pytest_citations.kinds.code_tuples import KIND, find_inline, looks_like_path
+
+REPO = PROJECT / "fixtures" / "code-tuples-repo"
+REVIEW = "docs/reviews/ledger-review.md"
+JSON = "rlm/batch-2026-03-02/findings.json"
+JSONL = "rlm/batch-2026-03-02/findings.jsonl"
+OLD_TRANSFER = "da188185cedd33a1"  # the hash of transfer.py before the daily-limit check
+NO_GIT = "no git history to compare: no git checkout at the repository root; not fixed"
+
+EXPECTED = [
+    (REVIEW, 8, 72, "R408", "STALE: src/ledger/transfer.py changed since it was cited "
+     f"(content_hash {OLD_TRANSFER}, now bde8a1d14f36ee36); {NO_GIT}"),
+    (REVIEW, 9, 33, "R409", "UN-VERSIONED: config/limits.toml is cited without a content_hash, so a change to it "
+     "goes unnoticed (its hash now is dec047b46787fa21)"),
+    (REVIEW, 10, 48, "R406", "MISSING: src/ledger/risk.py does not exist"),
+    (REVIEW, 11, 61, "R403", "content_hash 'a002ad0326036ff' has 15 characters: expected 16 lowercase hex digits"),
+    (REVIEW, 12, 87, "R411", "lines L16-13: the range ends before it starts"),
+    (REVIEW, 13, 40, "R405", "artifact_id ../pricing/src/rates.py escapes the repository root through ..; "
+     "it is not checked"),
+    (REVIEW, 14, 74, "R403", "lines 'lines 7-8' is not L<start> or L<start>-<end>"),
+    (REVIEW, 15, 58, "R404", "content_hash 'A002AD0326036FF2' must be lowercase: 'a002ad0326036ff2'"),
+    (JSON, 22, 27, "R408", "STALE: src/ledger/transfer.py changed since it was cited "
+     f"(content_hash {OLD_TRANSFER}, now bde8a1d14f36ee36); {NO_GIT}"),
+    (JSON, 28, 20, "R412", "lines L15-25 ends past the end of src/ledger/accounts.py (19 lines)"),
+    (JSON, 37, 26, "R409", "UN-VERSIONED: src/ledger/limits.py is cited without a content_hash, so a change to it "
+     "goes unnoticed (its hash now is 6b4c060d876c9148)"),
+    (JSON, 46, 9, "R402", "findings[2].evidence[0] must be a citation tuple object, not a string"),
+    (JSON, 54, 26, "R406", "MISSING: src/ledger/rates_cache.py does not exist"),
+    (JSONL, 1, 128, "R404", "content_hash 'DEC047B46787FA21' must be lowercase: 'dec047b46787fa21'"),
+    (JSONL, 2, 64, "R402", "citations[0]: missing required field artifact_id"),
+    (JSONL, 2, 64, "R402", "citations[0]: unknown field 'path' (a tuple has only artifact_id, content_hash, lines)"),
+    (JSONL, 2, 108, "R402", "citations[0]: lines '13-21' is not L<start> or L<start>-<end>"),
+    (JSONL, 4, 83, "R405", "artifact_id /etc/ledger/keys.pem is an absolute path, not a project-relative one; "
+     "it is not checked"),
+    (JSONL, 5, 89, "R405", "artifact_id src/ledger/rates.py resolves outside the repository root (through a symlink); "
+     "it is not checked"),
+    (JSONL, 6, 157, "R411", "lines L0-14: line numbers start at 1"),
+    (JSONL, 7, 155, "R401", "invalid JSON: expecting ',' delimiter"),
+    (JSONL, 8, 84, "R407", "cannot hash src/ledger/: cannot read src/ledger: not a regular file"),
+]
+
+
+def _found(report):
+    return [(d.path, d.line, d.col, d.code, d.message) for d in report.diagnostics]
+
+
+def test_every_finding_in_the_code_tuples_repository():
+    report = Engine.load(REPO).check([REPO])
+    # manifest.json (no artifact_id) and README.md (no tuple) are not claimed
+    assert report.files == [REVIEW, JSON, JSONL]
+    assert _found(report) == EXPECTED
+
+
+def test_every_code_tuple_rule_fires():
+    report = Engine.load(REPO).check([REPO])
+    assert {d.code for d in report.diagnostics} == {f"R4{n:02}" for n in range(1, 13)} - {"R410"}
+    engine = Engine.load(REPO)
+    engine.config.kinds["code-tuples"].options["require-content-hash"] = True
+    strict = engine.check([REPO]).diagnostics
+    assert [(d.path, d.line, d.severity.value) for d in strict if d.code == "R410"] == [
+        (REVIEW, 9, "error"), (REVIEW, 28, "error"), (JSON, 37, "error")
+    ]
+    assert not [d for d in strict if d.code == "R409"]
+    # the suppression in the review names R409; under R410 it suppresses nothing and says so
+    assert [(d.line, d.message) for d in strict if d.code == "C007"] == [
+        (27, "suppression of R409 is unused: no R409 diagnostic on this line")
+    ]
+
+
+def test_fresh_tuples_are_silent():
+    report = Engine.load(REPO).check([REPO])
+    lines = {(d.path, d.line) for d in report.diagnostics}
+    assert (REVIEW, 7) not in lines  # [src/ledger/accounts.py@a002ad0326036ff2, L15-19]
+    assert (JSONL, 3) not in lines  # a binary file, hashed over its raw bytes
+    assert not [d for d in report.diagnostics if d.path == JSON and d.line in (11, 39, 59)]
+
+
+# -- the inline grammar -----------------------------------------------------------------------------
+
+SCHEMA_INLINE = regex.compile(
+    json.loads((PROJECT / "pytest_citations" / "schemas" / "rlm-citation-tuple.schema.json").read_text())[
+        "x-inline-form"]["pattern"]
+)
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("[src/auth/login.ts@a8f9c2d4e5f60718, L42-58]", ("src/auth/login.ts", "a8f9c2d4e5f60718", "L42-58")),
+        ("[src/legacy/auth.py, L88]", ("src/legacy/auth.py", None, "L88")),
+        ("[src/legacy/auth.py]", ("src/legacy/auth.py", None, None)),
+        ("[README.md]", ("README.md", None, None)),
+        ("[.aiwg/requirements/UC-007.md@b3d1e9c2f48a5b6c]", (".aiwg/requirements/UC-007.md", "b3d1e9c2f48a5b6c", None)),
+        ("[src/a.py@ABCDEF0123456789, L3]", ("src/a.py", "ABCDEF0123456789", "L3")),
+        ("[src/a.py@a8f9c2d4e5f6071, L3]", ("src/a.py", "a8f9c2d4e5f6071", "L3")),  # malformed, still a tuple
+        ("[src/a.py, L0]", ("src/a.py", None, "L0")),
+        ("[src/a.py, L9-3]", ("src/a.py", None, "L9-3")),
+        ("[src/a.py,L3]", ("src/a.py", None, "L3")),
+        ("[src/a.py, lines 3-5]", ("src/a.py", None, "lines 3-5")),
+        ("[/etc/passwd]", ("/etc/passwd", None, None)),
+        ("[../x.py, L1]", ("../x.py", None, "L1")),
+        ("[1]", None),
+        ("[Paywall]", None),
+        ("[Insufficient evidence for X]", None),
+        ("[Insufficient evidence for X, L5]", None),
+        ("[e.g.]", None),
+        ("[v1.2]", None),
+        ("[x]", None),
+        ("[^1]", None),
+        ("[src/a.py](src/a.py)", None),  # link text
+        ("[see][src/a.py]", None),  # reference link
+        ("[src/a.py]: https://example.org", None),  # link reference definition
+        ("[https://example.org/a.py]", None),
+        ("[user@example.com]", None),
+        ("[foo.py, bar.py]", None),
+        (r"\[src/a.py\]", None),
+        ("`[src/a.py, L3]`", None),
+        ("``[src/a.py`x`, L3]``", None),
+        ("<!-- [src/a.py, L3] -->", None),
+    ],
+)
+def test_inline_grammar(text, expected):
+    found = [(m.artifact_id, m.hash, m.lines) for m in find_inline(f"{text}\n")]
+    assert found == ([expected] if expected else [])
+
+
+def test_the_schema_regex_is_wrong_where_the_grammar_is_right():
+    # what the issue reports about x-inline-form, proved on the bundled copy
+    assert SCHEMA_INLINE.search("[src/legacy/auth.py, L88]")["artifact_id"] == "src/legacy/auth.py, L88"
+    for text in ("[1]", "[Paywall]", "[Insufficient evidence for X]"):
+        assert SCHEMA_INLINE.search(text) and not list(find_inline(text))
+    assert SCHEMA_INLINE.search("[src/a.py@ABCDEF0123456789]") is None
+    assert [m.hash for m in find_inline("[src/a.py@ABCDEF0123456789]")] == ["ABCDEF0123456789"]
+
+
+def test_fenced_code_and_front_matter_are_skipped():
+    text = (
+        "---\nfiles: [src/a.py]\n---\n"
+        "```python\n[src/b.py, L1]\n```\n"
+        "~~~~\n[src/c.py]\n~~~\n[src/d.py]\n~~~~\n"
+        "    [src/e.py, L2]\n"  # indented code blocks are prose to this scanner (documented)
+        "[src/f.py@0123456789abcdef]\n"
+    )
+    assert [m.artifact_id for m in find_inline(text)] == ["src/e.py", "src/f.py"]
+
+
+def test_path_likeness():
+    assert looks_like_path("src/app.py") and looks_like_path("src/auth/") and looks_like_path(".gitignore")
+    assert not looks_like_path("Paywall") and not looks_like_path("1.5") and not looks_like_path("a b.py")
+
+
+def test_sniff_claims_tuples_only():
+    assert KIND.sniff('{"citations": [{"artifact_id": "src/a.py"}]}')
+    assert not KIND.sniff('{"properties": {"artifact_id": {"type": "string"}}}')
+    assert KIND.sniff("# Notes\n\nSee [src/a.py, L3].\n")
+    assert not KIND.sniff("# Notes\n\nSee [1] and [Paywall] and `[src/a.py, L3]`.\n")
+
+
+# -- building repositories ---------------------------------------------------------------------------
+
+APP_V1 = "def login(user):\n    return user.active\n\n\ndef logout(user):\n    user.session = None\n"
+APP_V2 = "def login(user):\n    return user.active\n\n\ndef logout(user):\n    user.session.clear()\n"
+
+
+def _h(text: str | bytes) -> str:
+    return git_history.content_hash(text.encode() if isinstance(text, str) else text)
+
+
+def _git(root: Path, *args: str, date: str = "2026-01-01T12:00:00+00:00") -> str:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(GIT_AUTHOR_NAME="Ada", GIT_AUTHOR_EMAIL="ada@example.org", GIT_COMMITTER_NAME="Ada",
+               GIT_COMMITTER_EMAIL="ada@example.org", GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
+    return subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, text=True, env=env).stdout
+
+
+def _commit(root: Path, message: str, date: str) -> str:
+    _git(root, "add", "-A")
+    _git(root, "-c", "commit.gpgsign=false", "commit", "-q", "-m", message, date=f"{date}T12:00:00+00:00")
+    return _git(root, "rev-parse", "HEAD").strip()
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        target = root / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+
+
+@pytest.fixture
+def git_repo(tmp_path):
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    root = tmp_path / "repo"
+    root.mkdir()
+    _git(root, "init", "-q")
+    _write(root, {"src/app.py": APP_V1, "pyproject.toml": "[tool.citations]\n"})
+    first = _commit(root, "Add login and logout", "2026-01-05")
+    _write(root, {"src/app.py": APP_V2})
+    second = _commit(root, "Clear the session on logout", "2026-02-01")
+    return root, first, second
+
+
+def _check(root: Path):
+    return Engine.load(root).check([root]).diagnostics
+
+
+def test_stale_message_names_the_commit_and_the_unchanged_lines(git_repo):
+    root, first, second = git_repo
+    old = _h(APP_V1)
+    _write(root, {"notes/review.md": f"Inactive users are refused [src/app.py@{old}, L1-2].\n"})
+    (diagnostic,) = _check(root)
+    assert diagnostic.code == "R408"
+    assert diagnostic.message == (
+        f"STALE: src/app.py changed since it was cited (content_hash {old}, now {_h(APP_V2)}); it had this hash at "
+        f'commit {first[:7]} (2026-01-05, "Add login and logout"), until commit {second[:7]} (2026-02-01, '
+        '"Clear the session on logout"); L1-2 unchanged since then: --fix refreshes the hash'
+    )
+    assert diagnostic.fix is not None
+
+
+def test_stale_message_shows_the_cited_lines_diff(git_repo):
+    root, first, second = git_repo
+    old = _h(APP_V1)
+    _write(root, {"notes/review.md": f"Logout drops the session [src/app.py@{old}, L5-6].\n"})
+    (diagnostic,) = _check(root)
+    assert diagnostic.message.endswith(
+        "; L5-6 changed since then: - L6 'user.session = None'; + 'user.session.clear()'; not fixed"
+    )
+    assert diagnostic.fix is None
+
+
+def test_stale_whole_file_and_moved_lines(git_repo):
+    root, first, second = git_repo
+    old = _h(APP_V1)
+    _write(root, {"src/app.py": "import os\n\n" + APP_V2})  # uncommitted: two lines added on top
+    _write(root, {"notes/review.md": f"All of it [src/app.py@{old}].\nLogin [src/app.py@{old}, L1-2].\n"})
+    whole, moved = _check(root)
+    assert f'it had this hash at commit {first[:7]} (2026-01-05, "Add login and logout"), until commit' in whole.message
+    assert whole.message.endswith("; the whole file is cited: re-check the claim and update the hash by hand")
+    assert moved.message.endswith("; L1-2 unchanged but now at L3-4: update lines and hash by hand")
+    assert whole.fix is None and moved.fix is None
+
+
+def test_uncommitted_change_is_named(git_repo):
+    root, first, second = git_repo
+    current = _h(APP_V2)
+    _write(root, {"src/app.py": APP_V2 + "\n\ndef refresh(user):\n    pass\n"})
+    _write(root, {"out/findings.json": json.dumps(
+        {"citations": [{"artifact_id": "src/app.py", "content_hash": current, "lines": "L1-2"}]}, indent=2)})
+    (diagnostic,) = _check(root)
+    assert (
+        f'it had this hash at commit {second[:7]} (2026-02-01, "Clear the session on logout"), the last commit of '
+        "the file; the change is not committed; L1-2 unchanged since then" in diagnostic.message
+    )
+
+
+def test_fix_refreshes_only_unchanged_lines(git_repo):
+    root, first, second = git_repo
+    old = _h(APP_V1)
+    review = f"Login [src/app.py@{old}, L1-2].\nLogout [src/app.py@{old}, L5-6].\n"
+    findings = json.dumps({"citations": [
+        {"artifact_id": "src/app.py", "content_hash": old, "lines": "L2"},
+        {"artifact_id": "src/app.py", "content_hash": old, "lines": "L6"},
+    ]}, indent=2) + "\n"
+    _write(root, {"notes/review.md": review, "out/findings.json": findings})
+    engine = Engine.load(root)
+    for rel in ("notes/review.md", "out/findings.json"):
+        result = fix_file(engine, rel, engine.kinds_for(rel))
+        assert result.applied == 1
+        assert [d.code for d in result.diagnostics] == ["R408"]
+        assert "not fixed" in result.diagnostics[0].message
+    new = _h(APP_V2)
+    assert (root / "notes/review.md").read_text() == f"Login [src/app.py@{new}, L1-2].\nLogout [src/app.py@{old}, L5-6].\n"
+    assert (root / "out/findings.json").read_text() == findings.replace(old, new, 1)
+    before = {p: p.read_bytes() for p in (root / "notes/review.md", root / "out/findings.json")}
+    engine = Engine.load(root)
+    for rel in ("notes/review.md", "out/findings.json"):
+        assert fix_file(engine, rel, engine.kinds_for(rel)).applied == 0
+    assert before == {p: p.read_bytes() for p in before}
+
+
+def test_fix_without_history_changes_nothing(tmp_path):
+    shutil.copytree(REPO, tmp_path / "repo", symlinks=True)
+    root = tmp_path / "repo"
+    before = (root / REVIEW).read_bytes()
+    engine = Engine.load(root)
+    result = fix_file(engine, REVIEW, engine.kinds_for(REVIEW))
+    assert result.applied == 1  # only the uppercase hash (R404)
+    after = (root / REVIEW).read_bytes()
+    assert after == before.replace(b"A002AD0326036FF2", b"a002ad0326036ff2")
+    stale = [d for d in result.diagnostics if d.code == "R408"]
+    assert len(stale) == 1 and stale[0].message.endswith(NO_GIT)
+
+
+def test_history_is_bounded_in_commits(git_repo):
+    root, first, second = git_repo
+    _write(root, {"pyproject.toml": "[tool.citations.kinds.code-tuples]\ngit-max-commits = 1\n"})
+    _write(root, {"notes/review.md": f"Login [src/app.py@{_h(APP_V1)}, L1-2].\n"})
+    _commit(root, "Limit the history search", "2026-02-02")
+    (diagnostic,) = _check(root)
+    assert diagnostic.message.endswith("; no version of the file in the last 1 commits has this hash; not fixed")
+
+
+def test_history_is_never_read_inside_a_nested_repository(git_repo):
+    root, first, second = git_repo
+    nested = root / "vendor" / "lib"
+    nested.mkdir(parents=True)
+    _git(nested, "init", "-q")
+    _write(nested, {"util.py": "x = 1\n"})
+    _commit(nested, "vendored", "2026-01-01")
+    _write(nested, {"util.py": "x = 2\n"})
+    _write(root, {"notes/review.md": f"[vendor/lib/util.py@{_h('x = 1' + chr(10))}, L1]\n"})
+    (diagnostic,) = _check(root)
+    assert diagnostic.message.endswith(
+        "; no git history to compare: vendor/lib/util.py lies in the nested repository vendor/lib/, whose history is "
+        "not searched; not fixed"
+    )
+
+
+def test_a_root_inside_another_checkout_does_not_read_its_history(git_repo):
+    root, first, second = git_repo
+    inner = root / "project"
+    _write(inner, {"pyproject.toml": "[tool.citations]\n", "app.py": "a = 1\n"})
+    _commit(root, "inner project", "2026-02-03")
+    _write(inner, {"app.py": "a = 2\n", "notes.md": f"[app.py@{_h('a = 1' + chr(10))}, L1]\n"})
+    (diagnostic,) = _check(inner)
+    assert diagnostic.message.endswith(f"; {NO_GIT}")
+    _write(inner, {"pyproject.toml": '[tool.citations.kinds.code-tuples]\ngit-history = "enclosing"\n'})
+    (diagnostic,) = _check(inner)
+    assert "it had this hash at commit" in diagnostic.message and "L1 changed since then: - L1 'a = 1'" in (
+        diagnostic.message
+    )
+
+
+def test_without_git_installed_the_message_says_so(tmp_path, monkeypatch):
+    _write(tmp_path, {"src/a.py": "a = 2\n", "notes.md": f"[src/a.py@{_h('a = 1' + chr(10))}, L1]\n"})
+    monkeypatch.setenv("PATH", str(tmp_path / "no-bin"))
+    (diagnostic,) = _check(tmp_path)
+    assert diagnostic.message.endswith("; no git history to compare: git is not installed; not fixed")
+
+
+def test_git_history_never_raises(tmp_path):
+    history = git_history.file_history(tmp_path, "a\nb.py")
+    assert history.versions is None
+    history = git_history.file_history(tmp_path / "absent", "a.py")
+    assert history.versions is None and history.reason
+
+
+# -- hostile inputs ----------------------------------------------------------------------------------
+
+
+def test_hostile_artifacts(tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP-SECRET-TOKEN\n")
+    root = tmp_path / "repo"
+    _write(root, {
+        "pyproject.toml": "[tool.citations]\nmax-file-size = 4096\n",
+        "src/a.py": "a = 1\n",
+        "deep.json": "[" * 600 + '{"artifact_id": "src/a.py"}' + "]" * 600,
+        "dupes.json": '{"citations": [{"artifact_id": "src/a.py", "artifact_id": "src/b.py"}]}',
+        "nan.jsonl": '{"citations": [{"artifact_id": "src/a.py", "lines": NaN}]}\n',
+        "pretty.jsonl": '{\n  "artifact_id": "src/a.py"\n}\n',
+        "big.md": "[src/a.py]\n" + "x" * 5000,
+        "cites-big.md": "[big.bin@0123456789abcdef]\n",
+        "brackets.md": "[src/a.py]\n" + "[" * 3000 + "]" * 3000 + "\n",
+        "minified.json": json.dumps({"citations": [{"artifact_id": "src/a.py", "lines": "L1"},
+                                                   {"artifact_id": "src/gone.py"}]}),
+        "escape.md": "[link.txt, L1] and [/etc/hostname] and [C:/Windows/win.ini]\n",
+    })
+    (root / "big.bin").write_bytes(b"\0" * 5000)
+    (root / "latin.md").write_bytes("[src/a.py] caf\xe9\n".encode("latin-1"))
+    os.symlink(secret, root / "link.txt")
+    diagnostics = _check(root)
+    found = {(d.path, d.code, d.message) for d in diagnostics}
+    assert ("deep.json", "R401", "invalid JSON: nested too deeply") in found
+    assert ("dupes.json", "R401", "invalid JSON: duplicate key 'artifact_id'") in found
+    assert any(d.path == "nan.jsonl" and d.code == "R401" for d in diagnostics)
+    assert any(d.path == "pretty.jsonl" and d.code == "C004" for d in diagnostics)
+    assert not any(d.path == "big.md" for d in diagnostics)  # too large to sniff: not claimed
+    assert ("cites-big.md", "R407", "cannot hash big.bin: file is 5000 bytes, over the 4096-byte limit (max-file-size)") in found
+    assert any(d.path == "latin.md" and d.code == "C002" for d in diagnostics) or not any(
+        d.path == "latin.md" for d in diagnostics)  # claimed only when the sniff sees a tuple
+    assert [(d.line, d.col, d.code) for d in diagnostics if d.path == "minified.json"] == [(1, 32, "R409"), (1, 76, "R406")]
+    assert [(d.col, d.code) for d in diagnostics if d.path == "escape.md"] == [(2, "R405"), (21, "R405"), (41, "R405")]
+    assert all("TOP-SECRET" not in d.message for d in diagnostics)
+    assert not [d for d in diagnostics if d.code == "C006"]
+
+
+def test_a_cited_file_that_is_not_utf8_is_hashed_over_its_bytes(tmp_path):
+    data = "café\r\n".encode("latin-1") * 3
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "menu.txt").write_bytes(data)
+    _write(tmp_path, {"notes.md": f"[data/menu.txt@{_h(data)}, L1-3]\n[data/menu.txt@{_h(data)}, L4]\n"})
+    assert [(d.line, d.code) for d in _check(tmp_path)] == [(2, "R412")]
