@@ -23,9 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from pytest_citations import git_history, sources
+from pytest_citations import git_history, jsonlines, sources
 from pytest_citations.kinds import Reported
-from pytest_citations.kinds.url_citations import _DuplicateKey, loads_strict
 from pytest_citations.rules import Finding, Option
 from pytest_citations.suppressions import markdown_directives
 
@@ -437,13 +436,6 @@ def verdict(item: Tuple, ctx) -> tuple[str, Cited] | None:
 _JSON_SNIFF = re.compile(r'"artifact_id"\s*:\s*"')
 
 
-def _describe_json_error(exc: ValueError) -> tuple[str, int | None]:
-    if isinstance(exc, json.JSONDecodeError):
-        message = exc.msg[0].lower() + exc.msg[1:]
-        return f"invalid JSON: {message}", exc.pos
-    return f"invalid JSON: {exc}", None
-
-
 class CodeTuples:
     name = "code-tuples"
     description = "code citation tuples {artifact_id, content_hash, lines} in JSON, JSONL and Markdown"
@@ -525,67 +517,22 @@ class CodeTuples:
         text = ctx.full_text()
         source = ctx.source
         try:
-            loads_strict(text)
-        except _DuplicateKey as exc:
-            yield Reported("R401", Finding(f"invalid JSON: duplicate key {exc.args[0]!r}", 1, 1))
-            return
-        except RecursionError:
-            yield Reported("R401", Finding("invalid JSON: nested too deeply", 1, 1))
-            return
-        except ValueError as exc:
-            message, position = _describe_json_error(exc)
-            line, col = source.line_col(position) if position is not None else (1, 1)
+            jsonlines.loads(text)
+        except (ValueError, RecursionError) as exc:
+            message, line, col = jsonlines.error_message(exc, document=True)
             yield Reported("R401", Finding(message, line, col, context=source.line_text(line)))
             return
         yield from self._tuples(text, 0, source.line_col, source.line_text, ctx)
 
     def _jsonl(self, ctx) -> Iterator[Tuple | Reported]:
-        first = True
-        for line in ctx.lines():
-            text = line.text
-            if not text.strip():
+        for item in jsonlines.records(ctx, "R401"):
+            if isinstance(item, Reported):
+                yield item
                 continue
-            try:
-                loads_strict(text)
-            except _DuplicateKey as exc:
-                yield Reported("R401", Finding(f"invalid JSON: duplicate key {exc.args[0]!r}", line.number, 1, context=text))
-                continue
-            except RecursionError:
-                yield Reported("R401", Finding("invalid JSON: nested too deeply", line.number, 1, context=text[:200]))
-                continue
-            except ValueError as exc:
-                if first and self._whole_file_is_json(ctx):
-                    yield Reported(
-                        "C004",
-                        Finding(
-                            "the file is one JSON document spread over several lines, not JSON Lines: "
-                            "write one record per line",
-                            line.number,
-                            1,
-                            context=text,
-                        ),
-                    )
-                    return
-                message, position = _describe_json_error(exc)
-                yield Reported("R401", Finding(message, line.number, (position or 0) + 1, context=text))
-                continue
-            finally:
-                first = False
-            number, offset = line.number, line.offset
+            text, number, offset = item.line.text, item.line.number, item.line.offset
             yield from self._tuples(
                 text, offset, lambda at, number=number, offset=offset: (number, at - offset + 1), lambda _, t=text: t, ctx
             )
-
-    @staticmethod
-    def _whole_file_is_json(ctx) -> bool:
-        text = ctx.full_text()
-        if sum(1 for line in text.splitlines() if line.strip()) < 2:
-            return False
-        try:
-            loads_strict(text)
-        except (ValueError, RecursionError):
-            return False
-        return True
 
 
 KIND = CodeTuples()

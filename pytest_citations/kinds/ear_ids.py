@@ -28,10 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-from pytest_citations import sources
+from pytest_citations import jsonlines, sources
 from pytest_citations.ear_ids import DEFAULT_IRI_BASE
 from pytest_citations.kinds import Reported
-from pytest_citations.kinds.url_citations import loads_strict
 from pytest_citations.rules import Finding, Option
 
 CORPUS_SCHEMA = "retrieval-corpus.v1"
@@ -336,7 +335,7 @@ def corpus_index(engine) -> CorpusIndex:
                     if CORPUS_SCHEMA not in line.text:
                         continue
                     try:
-                        data = loads_strict(line.text)
+                        data = jsonlines.loads(line.text)
                     except (ValueError, RecursionError):
                         continue
                     if isinstance(data, dict) and data.get("schema_version") == CORPUS_SCHEMA:
@@ -350,32 +349,6 @@ def corpus_index(engine) -> CorpusIndex:
 
 
 # -- the kind ---------------------------------------------------------------------------------------
-
-
-def _describe(value: Any) -> str:
-    if isinstance(value, list):
-        return "a JSON array"
-    if isinstance(value, str):
-        return "a JSON string"
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    return "a number"
-
-
-def _json_problem(exc: Exception) -> tuple[str, int, int]:
-    """(message, line, col) for a JSON text that failed to load."""
-    if isinstance(exc, RecursionError):
-        return "invalid JSON: nested too deeply", 1, 1
-    if isinstance(exc, json.JSONDecodeError):
-        message = exc.msg[0].lower() + exc.msg[1:]
-        if message.endswith(" at"):
-            message += f" line {exc.lineno} column {exc.colno}"
-        return f"invalid JSON: {message}", exc.lineno, exc.colno
-    if type(exc).__name__ == "_DuplicateKey":
-        return f"invalid JSON: duplicate key {exc.args[0]!r}", 1, 1
-    return f"invalid JSON: {exc}", 1, 1
 
 
 class EarIds:
@@ -410,20 +383,11 @@ class EarIds:
 
     def _records(self, ctx) -> Iterator[Any]:
         paths = [(path, parse_path(path)) for path in (*SECTION_PATHS, *ctx.kind_options["extra-paths"])]
-        for line in ctx.lines():
-            text = line.text
-            if not text.strip():
+        for item in jsonlines.records(ctx, INVALID_JSON):
+            if isinstance(item, Reported):
+                yield item
                 continue
-            try:
-                data = loads_strict(text)
-            except (ValueError, RecursionError) as exc:
-                message, _, col = _json_problem(exc)
-                yield Reported(INVALID_JSON, Finding(message, line.number, col, context=text[:500]))
-                continue
-            if not isinstance(data, dict):
-                message = f"line holds {_describe(data)}, not a JSON object"
-                yield Reported(INVALID_JSON, Finding(message, line.number, 1, context=text[:500]))
-                continue
+            line, text, data = item.line, item.line.text, item.data
             if data.get("schema_version") == CORPUS_SCHEMA:
                 spans = member_spans(text, _skip_space(text, 0))
                 refs = [
@@ -449,9 +413,9 @@ class EarIds:
     def _manifest(self, ctx) -> Iterator[Any]:
         text = ctx.full_text()
         try:
-            data = loads_strict(text)
+            data = jsonlines.loads(text)
         except (ValueError, RecursionError) as exc:
-            message, line, col = _json_problem(exc)
+            message, line, col = jsonlines.error_message(exc, document=True)
             yield Reported(INVALID_JSON, Finding(message, line, col))
             return
         source = ctx.source

@@ -12,59 +12,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_citations import jsonlines
 from pytest_citations.kinds import Reported
 from pytest_citations.rules import Finding, Option
-from pytest_citations.sources import Line
 from pytest_citations.urls import PROFILES
 
 SCHEMA_VERSION = "citation.v1"
 _SCHEMA_VERSION_MARK = re.compile(r'"schema_version"\s*:\s*"citation\.v1"')
 
 
-class _DuplicateKey(ValueError):
-    pass
-
-
-def _object_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result = dict(pairs)
-    if len(result) != len(pairs):
-        seen = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise _DuplicateKey(key)
-            seen.add(key)
-    return result
-
-
-def _reject_constant(name: str) -> None:
-    raise ValueError(f"{name} is not valid JSON")
-
-
-_DECODER = json.JSONDecoder(object_pairs_hook=_object_without_duplicates, parse_constant=_reject_constant)
 _KEY_SCANNER = json.JSONDecoder()
-
-
-MAX_DEPTH = 500  # ours, the same on every Python: the json module's own limit moved in 3.12 and 3.13
-_NESTING_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[{\]}]')
-
-
-def _nesting_depth(text: str) -> int:
-    depth = deepest = 0
-    for token in _NESTING_TOKEN.finditer(text):
-        char = token.group()[0]
-        if char in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif char in "]}":
-            depth -= 1
-    return deepest
-
-
-def loads_strict(text: str) -> Any:
-    """``json.loads`` that refuses duplicate keys, NaN/Infinity and nesting deeper than MAX_DEPTH."""
-    if text.count("[") + text.count("{") > MAX_DEPTH and _nesting_depth(text) > MAX_DEPTH:
-        raise RecursionError("nested too deeply")
-    return _DECODER.decode(text)
 
 
 @dataclass
@@ -140,18 +97,6 @@ def _top_level_spans(text: str) -> dict[str, tuple[int, int]]:
             position += 1
 
 
-def _describe(value: Any) -> str:
-    if isinstance(value, list):
-        return "a JSON array"
-    if isinstance(value, str):
-        return "a JSON string"
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    return "a number"
-
-
 class UrlCitations:
     name = "url-citations"
     description = "citations.jsonl files of citation.v1 records"
@@ -165,57 +110,11 @@ class UrlCitations:
         return _SCHEMA_VERSION_MARK.search(head) is not None
 
     def units(self, ctx) -> Iterator[Record | Reported]:
-        first_content_line = True
-        for line in ctx.lines():
-            text = line.text
-            if not text.strip():
-                continue
-            try:
-                data = loads_strict(text)
-            except _DuplicateKey as exc:
-                yield Reported("U101", Finding(f"invalid JSON: duplicate key {exc.args[0]!r}", line.number, 1, context=text))
-                continue
-            except RecursionError:
-                yield Reported("U101", Finding("invalid JSON: nested too deeply", line.number, 1, context=text[:200]))
-                continue
-            except ValueError as exc:
-                if first_content_line and self._whole_file_is_json(ctx):
-                    yield Reported(
-                        "C004",
-                        Finding(
-                            "the file is one JSON document spread over several lines, not JSON Lines: "
-                            "write one record per line",
-                            line.number,
-                            1,
-                            context=text,
-                        ),
-                    )
-                    return
-                yield Reported("U101", self._json_error(line, exc))
-                continue
-            finally:
-                first_content_line = False
-            if not isinstance(data, dict):
-                yield Reported("U101", Finding(f"line holds {_describe(data)}, not a JSON object", line.number, 1, context=text))
-                continue
-            yield Record(line.number, line.offset, text, data)
-
-    @staticmethod
-    def _json_error(line: Line, exc: ValueError) -> Finding:
-        if isinstance(exc, json.JSONDecodeError):
-            message = exc.msg[0].lower() + exc.msg[1:]
-            if message.endswith(" at"):
-                message += f" column {exc.colno}"
-            return Finding(f"invalid JSON: {message}", line.number, exc.colno, context=line.text)
-        return Finding(f"invalid JSON: {exc}", line.number, 1, context=line.text)
-
-    @staticmethod
-    def _whole_file_is_json(ctx) -> bool:
-        try:
-            json.loads(ctx.full_text())
-        except (ValueError, RecursionError):
-            return False
-        return True
+        for item in jsonlines.records(ctx, "U101"):
+            if isinstance(item, Reported):
+                yield item
+            else:
+                yield Record(item.line.number, item.line.offset, item.line.text, item.data)
 
 
 KIND = UrlCitations()

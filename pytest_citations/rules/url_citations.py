@@ -9,7 +9,8 @@ from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
 from pytest_citations.diagnostics import Edit, Fix
-from pytest_citations.kinds.url_citations import Record, loads_strict
+from pytest_citations.jsonlines import loads
+from pytest_citations.kinds.url_citations import Record
 from pytest_citations.rules import Option, rule
 from pytest_citations.urls import NotAbsoluteURL, cid_for, normalize_url
 
@@ -655,7 +656,7 @@ def _merge_fix(ctx, first_line: int, record: Record) -> Fix | None:
     if source is None:
         return None
     start = source.line_starts[first_line - 1]
-    first = Record(first_line, start, source.line_text(first_line), loads_strict(source.line_text(first_line)))
+    first = Record(first_line, start, source.line_text(first_line), loads(source.line_text(first_line)))
     kept, extra = first.data.get("found_by"), record.data.get("found_by")
     if not isinstance(kept, list) or not isinstance(extra, list):
         return None

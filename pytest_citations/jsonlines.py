@@ -1,0 +1,140 @@
+"""JSON and JSON Lines, read the way a CI gate must, for every kind that reads them.
+
+Duplicate keys, ``NaN``/``Infinity`` and nesting deeper than :data:`MAX_DEPTH` are refused (the
+``json`` module's own depth limit moved between Python versions; ours does not). A JSON Lines file
+is streamed: each line that is not one JSON object is reported under the kind's own code and the
+other lines are still read; a file that is one pretty-printed document is a single C004.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_citations.kinds import Reported
+from pytest_citations.rules import Finding
+from pytest_citations.sources import Line
+
+MAX_DEPTH = 500
+_NESTING_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[{\]}]')
+_CONTEXT = 500  # characters of a broken line kept to show it
+
+
+class DuplicateKeyError(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(f"duplicate key {key!r}")
+        self.key = key
+
+
+def _object_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        seen = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise DuplicateKeyError(key)
+            seen.add(key)
+    return result
+
+
+def _reject_constant(name: str) -> None:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_object_without_duplicates, parse_constant=_reject_constant)
+
+
+def _nesting_depth(text: str) -> int:
+    depth = deepest = 0
+    for token in _NESTING_TOKEN.finditer(text):
+        char = token.group()[0]
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+def loads(text: str) -> Any:
+    """``json.loads`` that refuses duplicate keys, NaN/Infinity and nesting deeper than MAX_DEPTH."""
+    if text.count("[") + text.count("{") > MAX_DEPTH and _nesting_depth(text) > MAX_DEPTH:
+        raise RecursionError("nested too deeply")
+    return _DECODER.decode(text)
+
+
+def describe(value: Any) -> str:
+    """What a JSON value is, for messages: ``a JSON array``, ``null``, ``a number``..."""
+    if isinstance(value, list):
+        return "a JSON array"
+    if isinstance(value, dict):
+        return "a JSON object"
+    if isinstance(value, str):
+        return "a JSON string"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    return "a number"
+
+
+def error_message(exc: Exception, document: bool = False) -> tuple[str, int, int]:
+    """(message, line, column) for a text :func:`loads` refused; line and column are 1-based
+    within that text (so always line 1 for one JSON Lines line)."""
+    if isinstance(exc, RecursionError):
+        return "invalid JSON: nested too deeply", 1, 1
+    if isinstance(exc, json.JSONDecodeError):
+        message = exc.msg[0].lower() + exc.msg[1:]
+        if message.endswith(" at"):
+            message += f" line {exc.lineno} column {exc.colno}" if document else f" column {exc.colno}"
+        return f"invalid JSON: {message}", exc.lineno, exc.colno
+    return f"invalid JSON: {exc}", 1, 1
+
+
+@dataclass(frozen=True)
+class JsonLine:
+    """One JSON Lines line that holds an object."""
+
+    line: Line
+    data: dict[str, Any]
+
+
+def records(ctx, invalid_code: str) -> Iterator[JsonLine | Reported]:
+    """The objects of a JSON Lines file, and a finding under ``invalid_code`` for each bad line."""
+    first = True
+    for line in ctx.lines():
+        text = line.text
+        if not text.strip():
+            continue
+        try:
+            data = loads(text)
+        except (ValueError, RecursionError) as exc:
+            if first and _one_document(ctx):
+                message = "the file is one JSON document spread over several lines, not JSON Lines: write one record per line"
+                yield Reported("C004", Finding(message, line.number, 1, context=text[:_CONTEXT]))
+                return
+            message, _, col = error_message(exc)
+            yield Reported(invalid_code, Finding(message, line.number, col, context=text[:_CONTEXT]))
+            continue
+        finally:
+            first = False
+        if not isinstance(data, dict):
+            finding = Finding(f"line holds {describe(data)}, not a JSON object", line.number, 1, context=text[:_CONTEXT])
+            yield Reported(invalid_code, finding)
+            continue
+        yield JsonLine(line, data)
+
+
+def _one_document(ctx) -> bool:
+    """Whether the whole file, over more than one line, is one JSON document."""
+    text = ctx.full_text()
+    if sum(1 for line in text.splitlines() if line.strip()) < 2:
+        return False
+    try:
+        loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return True
