@@ -66,19 +66,23 @@ def loads(text: str) -> Any:
     return _DECODER.decode(text)
 
 
-def describe(value: Any) -> str:
-    """What a JSON value is, for messages: ``a JSON array``, ``null``, ``a number``..."""
-    if isinstance(value, list):
-        return "a JSON array"
-    if isinstance(value, dict):
-        return "a JSON object"
-    if isinstance(value, str):
-        return "a JSON string"
+def type_name(value: Any) -> str:
+    """What a decoded JSON value is, for messages: ``null``, ``a number``, ``an array``..."""
     if value is None:
         return "null"
     if isinstance(value, bool):
         return "a boolean"
-    return "a number"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "an array" if isinstance(value, list) else "an object"
+
+
+def describe(value: Any) -> str:
+    """Like :func:`type_name`, naming JSON containers and strings as such (``a JSON array``)."""
+    name = type_name(value)
+    return {"an array": "a JSON array", "an object": "a JSON object", "a string": "a JSON string"}.get(name, name)
 
 
 def error_message(exc: Exception, document: bool = False) -> tuple[str, int, int]:

@@ -9,6 +9,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from pytest_citations.diagnostics import Edit, Fix, Severity
+from pytest_citations.jsonlines import type_name
 from pytest_citations.kinds.code_tuples import (
     ANY_CASE_HASH,
     HASH,
@@ -41,18 +42,6 @@ def _validator():
     return jsonschema.Draft202012Validator(schema)
 
 
-def _type_name(value) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    return "an array" if isinstance(value, list) else "an object"
-
-
 def _fast_valid(data) -> bool:
     """The schema's verdict for the common case, without importing jsonschema."""
     if not isinstance(data, dict) or not set(data) <= set(_KEYS):
@@ -74,7 +63,7 @@ def schema_problems(data) -> list[tuple[str, str]]:
         path = list(error.absolute_path)
         key = str(path[0]) if path else ""
         if error.validator == "type":
-            problems.append((key, f"{key or 'tuple'} must be {error.validator_value}, not {_type_name(error.instance)}"))
+            problems.append((key, f"{key or 'tuple'} must be {error.validator_value}, not {type_name(error.instance)}"))
         elif error.validator == "required":
             problems.append(("", "missing required field artifact_id"))
         elif error.validator == "additionalProperties":
@@ -180,7 +169,7 @@ def tuple_schema_violation(item: Tuple, ctx):
     if item.form != "json" or _fast_valid(item.data):
         return
     if not isinstance(item.data, dict):
-        yield item.finding(f"{item.where} must be a citation tuple object, not {_type_name(item.data)}")
+        yield item.finding(f"{item.where} must be a citation tuple object, not {type_name(item.data)}")
         return
     parts = {"artifact_id": item.artifact_id, "content_hash": item.content_hash, "lines": item.lines}
     for key, message in schema_problems(item.data):

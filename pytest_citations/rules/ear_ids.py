@@ -18,6 +18,7 @@ from pytest_citations.ear_ids import (
     normalize_ear_doc_id,
     normalize_ear_section_id,
 )
+from pytest_citations.jsonlines import type_name
 from pytest_citations.kinds.ear_ids import (
     CorpusRecord,
     DatasetRecord,
@@ -29,18 +30,6 @@ from pytest_citations.kinds.ear_ids import (
 from pytest_citations.rules import Finding, rule
 
 KIND = "ear-ids"
-
-
-def _describe(value) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    return "an array" if isinstance(value, list) else "an object"
 
 
 def verdict(ref: IdRef) -> tuple[str, str | None]:
@@ -184,9 +173,9 @@ def ear_id_not_a_section(unit, ctx):
     for ref in unit.refs:
         state, _ = verdict(ref)
         if state == "not-array":
-            yield unit.finding(f"{ref.where} must be an array of EAR section ids, not {_describe(ref.value)}", ref)
+            yield unit.finding(f"{ref.where} must be an array of EAR section ids, not {type_name(ref.value)}", ref)
         elif state == "type":
-            yield unit.finding(f"{ref.where} must be a string EAR id, not {_describe(ref.value)}", ref)
+            yield unit.finding(f"{ref.where} must be a string EAR id, not {type_name(ref.value)}", ref)
         elif state == "invalid" and is_part_id(ref.value):
             message = (
                 f"{ref.where} {ref.value!r} is a part-level id, not a canonical EAR section id: "
@@ -471,7 +460,7 @@ def _entry_problems(entry) -> list[tuple[str, tuple[int, int]]]:
     data = entry.data
     where = f"datasets[{entry.index}]"
     if not isinstance(data, dict):
-        return [(f"{where} must be an object, not {_describe(data)}", (entry.line, entry.col))]
+        return [(f"{where} must be an object, not {type_name(data)}", (entry.line, entry.col))]
     problems = []
     missing = [key for key in ("id", "file", "num_items") if key not in data]
     if missing:
@@ -479,7 +468,7 @@ def _entry_problems(entry) -> list[tuple[str, tuple[int, int]]]:
         problems.append((f"{where} is missing required {noun}: {', '.join(missing)}", (entry.line, entry.col)))
     for key in ("id", "file"):
         if key in data and not (isinstance(data[key], str) and data[key]):
-            shown = "an empty string" if data[key] == "" else _describe(data[key])
+            shown = "an empty string" if data[key] == "" else type_name(data[key])
             problems.append((f"{where}.{key} must be a non-empty string, not {shown}", entry.position(key)))
     count = data.get("num_items", 0)
     if isinstance(count, bool) or not isinstance(count, int) or count < 0:
@@ -529,13 +518,13 @@ def ear_manifest_schema(unit, ctx):
     if not isinstance(unit, Manifest):
         return
     if not isinstance(unit.data, dict):
-        yield _manifest_finding(unit, f"manifest must be a JSON object, not {_describe(unit.data)}", (1, 1))
+        yield _manifest_finding(unit, f"manifest must be a JSON object, not {type_name(unit.data)}", (1, 1))
         return
     if unit.entries is None:
         if "datasets" not in unit.data:
             yield _manifest_finding(unit, "manifest has no datasets array", (1, 1))
         else:
-            message = f"datasets must be an array, not {_describe(unit.data['datasets'])}"
+            message = f"datasets must be an array, not {type_name(unit.data['datasets'])}"
             yield _manifest_finding(unit, message, unit.datasets_position)
         return
     for entry in unit.entries:

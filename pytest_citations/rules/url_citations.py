@@ -9,7 +9,7 @@ from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
 from pytest_citations.diagnostics import Edit, Fix
-from pytest_citations.jsonlines import loads
+from pytest_citations.jsonlines import loads, type_name
 from pytest_citations.kinds.url_citations import Record
 from pytest_citations.rules import Option, rule
 from pytest_citations.urls import NotAbsoluteURL, cid_for, normalize_url
@@ -91,18 +91,6 @@ def _json_path(parts) -> str:
     return text or "record"
 
 
-def _type_name(value) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    return "an array" if isinstance(value, list) else "an object"
-
-
 def schema_problems(data: dict) -> list[tuple[str, str]]:
     """(top-level key or "", message) for every schema violation, in a stable order."""
     problems = []
@@ -116,7 +104,7 @@ def schema_problems(data: dict) -> list[tuple[str, str]]:
             continue
         if error.validator == "type":
             expected = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
-            message = f"{where} must be {' or '.join(expected)}, not {_type_name(error.instance)}"
+            message = f"{where} must be {' or '.join(expected)}, not {type_name(error.instance)}"
         elif error.validator == "const":
             message = f"{where} must be {error.validator_value!r}, not {error.instance!r}"
         else:
