@@ -410,3 +410,14 @@ def test_a_cited_file_that_is_not_utf8_is_hashed_over_its_bytes(tmp_path):
     (tmp_path / "data" / "menu.txt").write_bytes(data)
     _write(tmp_path, {"notes.md": f"[data/menu.txt@{_h(data)}, L1-3]\n[data/menu.txt@{_h(data)}, L4]\n"})
     assert [(d.line, d.code) for d in _check(tmp_path)] == [(2, "R412")]
+
+
+def test_json_schemas_describing_tuples_are_not_tuples(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.citations]\n")
+    (tmp_path / "schema.json").write_text(
+        '{"$schema": "https://json-schema.org/draft/2020-12/schema", "properties": {"artifact_id": {"type": "string"}},'
+        ' "examples": [{"artifact_id": "src/missing.py"}]}\n'
+    )
+    (tmp_path / "openapi.json").write_text('{"components": {"properties": {"artifact_id": {"type": "string"}}}}\n')
+    report = Engine.load(tmp_path).check([tmp_path])
+    assert report.diagnostics == []

@@ -227,16 +227,19 @@ def _json_path(parts: list[str | int]) -> str:
 
 
 def find_json_tuples(root: Node, tuple_keys: tuple[str, ...]) -> Iterator[tuple[str, Node]]:
-    """(JSON path, node) of every tuple: objects with ``artifact_id``, and every element under a
-    tuple key (an element that is not an object is still yielded, for the schema rule)."""
+    """(JSON path, node) of every tuple: objects whose ``artifact_id`` is a string, and every
+    element under a tuple key (an element that is not an object is still yielded, for the schema
+    rule). A JSON Schema document (a top-level ``$schema``) describes tuples and holds none."""
+    if isinstance(root.value, dict) and "$schema" in root.value:
+        return
     stack: list[tuple[Node, list[str | int], bool]] = [(root, [], False)]
     found = []
     while stack:
         node, path, under_key = stack.pop()
         value = node.value
         if isinstance(value, dict):
-            if under_key or "artifact_id" in value:
-                found.append((path, node))
+            if under_key or ("artifact_id" in value and isinstance(value["artifact_id"][1].value, str)):
+                found.append((path, node))  # (a JSON Schema's "properties": {"artifact_id": {...}} is not one)
                 continue
             for key, (_, child) in value.items():
                 if key in tuple_keys:
