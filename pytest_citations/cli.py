@@ -97,26 +97,23 @@ def run_check(args: argparse.Namespace) -> int:
         if unknown:
             print(f"citations: error: {option}: no rule code starts with {unknown[0]!r}; `citations rules` lists them", file=sys.stderr)
             return EXIT_USAGE
-    if args.select is not None:
-        engine.config.select = args.select
-    if args.ignore is not None:
-        engine.config.ignore = args.ignore
+    engine.override(select=args.select, ignore=args.ignore)
 
     fixed: dict[str, int] = {}
 
-    def fix_and_check(rel, kinds):
+    def fix_and_check(owner, rel, kinds):
         try:
-            result = fix_file(engine, rel, kinds)
+            result = fix_file(owner, rel, kinds)
         except FileChangedError as exc:
             print(f"citations: {exc}", file=sys.stderr)
-            return engine.check_file(rel, kinds)
+            return owner.check_file(rel, kinds)
         if result.applied:
-            fixed[rel] = result.applied
+            fixed[owner.display_prefix + rel] = result.applied
         return result.diagnostics
 
     progress = Progress()
     try:
-        report = engine.check(paths, args.force_exclude, progress.wrap(fix_and_check if args.fix else engine.check_file))
+        report = engine.check(paths, args.force_exclude, progress.wrap(fix_and_check if args.fix else None))
     finally:
         progress.close()
     if not report.files:

@@ -109,6 +109,12 @@ def find_settings(start: Path) -> tuple[Path, dict[str, Any], Path | None]:
     return (fallback or start).resolve(), {}, None
 
 
+def has_settings(folder: Path) -> bool:
+    """Whether ``folder`` holds a ``pyproject.toml`` with a ``[tool.citations]`` table."""
+    candidate = folder / "pyproject.toml"
+    return candidate.is_file() and _read_table(candidate, pyproject=True) is not None
+
+
 def _read_table(path: Path, pyproject: bool) -> dict[str, Any] | None:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))

@@ -11,7 +11,7 @@ from typing import Any
 
 from pytest_citations import baseline as baseline_module
 from pytest_citations import globs, sources, suppressions
-from pytest_citations.config import Config, load_config
+from pytest_citations.config import Config, has_settings, load_config
 from pytest_citations.diagnostics import Diagnostic, sorted_diagnostics
 from pytest_citations.hookspecs import plugin_manager
 from pytest_citations.kinds import Reported
@@ -76,11 +76,20 @@ class Report:
 
 
 class Engine:
-    def __init__(self, config: Config, kinds: list, registry: RuleRegistry, baseline=None):
+    """Checks the files of one repository root with its settings.
+
+    A folder below the root that holds settings of its own (a ``pyproject.toml`` with
+    ``[tool.citations]``) is another root: :meth:`check` checks it with an engine of its own and
+    shows its paths from this root (``display_prefix``), as ``pytest --citations`` does per file.
+    """
+
+    def __init__(self, config: Config, kinds: list, registry: RuleRegistry, baseline=None, display_prefix: str = ""):
         self.config = config
         self.kinds = kinds
         self.registry = registry
         self.baseline = baseline
+        self.display_prefix = display_prefix
+        self.overrides: dict[str, tuple[str, ...]] = {}  # select/ignore from the command line
         self.shared: dict[str, Any] = {}  # what kinds compute once per run (indexes, cited files)
 
     @classmethod
@@ -88,6 +97,20 @@ class Engine:
         kinds, registry = load_plugins(manager)
         config = load_config(start, kinds, registry, config_file)
         return cls(config, kinds, registry, baseline)
+
+    def override(self, select: tuple[str, ...] | None = None, ignore: tuple[str, ...] | None = None) -> None:
+        """Replace the settings' select/ignore here and in every nested root checked from here."""
+        for name, codes in (("select", select), ("ignore", ignore)):
+            if codes is not None:
+                self.overrides[name] = codes
+                setattr(self.config, name, codes)
+
+    def _nested(self, rel: str) -> Engine:
+        folder = self.config.root / rel
+        nested = Engine(load_config(folder, self.kinds, self.registry), self.kinds, self.registry, self.baseline,
+                        f"{self.display_prefix}{rel}/")
+        nested.override(**self.overrides)
+        return nested
 
     # -- which files -------------------------------------------------------------------------
 
@@ -145,15 +168,26 @@ class Engine:
             return ""
         return data[:SNIFF_BYTES].decode("utf-8", "replace")
 
-    def discover(self, paths: Iterable[Path], force_exclude: bool = False) -> Iterator[tuple[str, tuple]]:
-        """(rel, kinds) for every artifact under ``paths``; (shown path, ()) for one outside."""
+    def discover(
+        self, paths: Iterable[Path], force_exclude: bool = False, nested: list[str] | None = None
+    ) -> Iterator[tuple[str, tuple]]:
+        """(rel, kinds) for every artifact under ``paths``; (shown path, ()) for one outside.
+
+        Folders with settings of their own are not entered; their paths go into ``nested``.
+        """
         for path in paths:
             if Path(path).is_dir():
                 folder = Path(os.path.realpath(path))
                 if not folder.is_relative_to(self.config.root):
                     yield Path(path).as_posix(), ()
-                else:
-                    yield from self._walk(folder)
+                    continue
+                # A folder named on the command line is entered even if an exclude covers it (as a
+                # named file is checked), unless excludes are forced; excludes below it still apply.
+                start = folder.relative_to(self.config.root).as_posix()
+                excludes = self.config.exclude
+                if not force_exclude and start != ".":
+                    excludes = tuple(p for p in excludes if not globs.matches(start, [p]))
+                yield from self._walk(folder, nested if nested is not None else [], excludes)
                 continue
             rel = self.relative(path)
             if rel is None:
@@ -163,15 +197,23 @@ class Engine:
                 if kinds:
                     yield rel, kinds
 
-    def _walk(self, folder: Path) -> Iterator[tuple[str, tuple]]:
+    def _walk(self, folder: Path, nested: list[str], excludes: tuple[str, ...]) -> Iterator[tuple[str, tuple]]:
         root = self.config.root
         for current, dirnames, filenames in os.walk(folder):
             base = Path(current).relative_to(root).as_posix()
             prefix = "" if base == "." else base + "/"
-            dirnames[:] = sorted(d for d in dirnames if not self.is_excluded(prefix + d))
+            kept = []
+            for name in sorted(dirnames):
+                if globs.matches(prefix + name, excludes):
+                    continue
+                if has_settings(Path(current) / name):
+                    nested.append(prefix + name)
+                else:
+                    kept.append(name)
+            dirnames[:] = kept
             for name in sorted(filenames):
                 rel = prefix + name
-                if self.is_excluded(rel):
+                if globs.matches(rel, excludes):
                     continue
                 kinds = self.kinds_for(rel)
                 if kinds:
@@ -180,17 +222,27 @@ class Engine:
     # -- checking ----------------------------------------------------------------------------
 
     def check(self, paths: Iterable[Path], force_exclude: bool = False, check_file=None) -> Report:
-        """Check every artifact under ``paths``; ``check_file(rel, kinds)`` may replace the per-file
-        check (``--fix`` passes one that fixes as it checks)."""
-        check_file = check_file or self.check_file
+        """Check every artifact under ``paths``, nested roots with their own settings.
+
+        ``check_file(engine, rel, kinds)`` may replace the per-file check (``--fix`` passes one
+        that fixes as it checks).
+        """
+        check_file = check_file or (lambda engine, rel, kinds: engine.check_file(rel, kinds))
         diagnostics: list[Diagnostic] = []
         files: list[str] = []
-        for rel, kinds in self.discover(paths, force_exclude):
-            files.append(rel)
+        nested: list[str] = []
+        for rel, kinds in self.discover(paths, force_exclude, nested):
             if not kinds:
+                files.append(rel)
                 diagnostics.extend(self._outside_root(rel))
             else:
-                diagnostics.extend(check_file(rel, kinds))
+                files.append(self.display_prefix + rel)
+                diagnostics.extend(check_file(self, rel, kinds))
+        for rel in nested:
+            engine = self._nested(rel)
+            report = engine.check([engine.config.root], force_exclude, check_file)
+            diagnostics.extend(report.diagnostics)
+            files.extend(report.files)
         return Report(sorted_diagnostics(diagnostics), files)
 
     def _outside_root(self, shown: str) -> list[Diagnostic]:
@@ -219,6 +271,8 @@ class Engine:
         ignored = [codes for pattern, codes in self.config.per_file_ignores.items() if globs.matches(rel, [pattern])]
         if ignored:
             found = [d for d in found if not any(d.code.startswith(c) for codes in ignored for c in codes)]
+        if self.display_prefix:
+            found = [dataclasses.replace(d, path=self.display_prefix + d.path) for d in found]
         if self.baseline is not None:
             found = baseline_module.subtract(found, self.baseline)
         return sorted_diagnostics(found)

@@ -19,12 +19,13 @@ class Progress:
         self.shown_at = 0.0
         self.files = 0
 
-    def wrap(self, check_file):
-        """``check_file`` counted, for :meth:`Engine.check`."""
+    def wrap(self, check_file=None):
+        """``check_file(engine, rel, kinds)`` (by default the engine's own check) counted, for
+        :meth:`Engine.check`."""
 
-        def counted(rel, kinds):
-            result = check_file(rel, kinds)
-            self.advance(rel)
+        def counted(engine, rel, kinds):
+            result = check_file(engine, rel, kinds) if check_file else engine.check_file(rel, kinds)
+            self.advance(engine.display_prefix + rel)
             return result
 
         return counted

@@ -198,3 +198,29 @@ def test_memory_findings_show_their_source_line(tmp_path, capsys):
         "      - path: src/gone.py",
         "              ^",
     ]
+
+
+def test_a_nested_repository_is_checked_with_its_own_settings(repo, tmp_path, capsys):
+    outer = tmp_path / "monorepo"
+    outer.mkdir()
+    (outer / "pyproject.toml").write_text("[tool.citations]\nignore = ['U104']\n")
+    shutil.move(str(repo), outer / "research")  # has its own [tool.citations]
+    (outer / "research" / "pyproject.toml").write_text("[tool.citations]\nignore = ['U113']\n")
+    code, data = _json(capsys, outer)
+    assert code == 1
+    codes = {d["code"] for d in data["diagnostics"]}
+    assert "U104" in codes and "U113" not in codes  # the nested settings govern the nested files
+    assert all(d["path"].startswith("research/research-runs/") for d in data["diagnostics"])
+    assert data["files_checked"] == 2
+    _, selected = _json(capsys, outer, "--select", "U105")
+    assert {d["code"] for d in selected["diagnostics"]} == {"U105"}  # command-line codes reach nested roots
+
+
+def test_a_folder_named_on_the_command_line_is_entered_although_excluded(repo, capsys):
+    (repo / "pyproject.toml").write_text("[tool.citations]\nexclude = ['research-runs']\n")
+    _, data = _json(capsys, repo)
+    assert data["files_checked"] == 0
+    _, data = _json(capsys, repo / "research-runs")
+    assert data["files_checked"] == 2
+    _, data = _json(capsys, repo / "research-runs", "--force-exclude")
+    assert data["files_checked"] == 0

@@ -23,7 +23,7 @@ def _settings(tmp_path, text):
         ("max-file-size = -1\n", "max-file-size: expected a positive integer"),
         ("max-file-size = true\n", "max-file-size: expected a positive integer"),
         ("per-file-ignores = ['x']\n", "per-file-ignores: expected a table"),
-        ("[tool.citations.kinds.briefs]\n", "kinds: unknown kind 'briefs'"),
+        ("[tool.citations.kinds.brieves]\n", "kinds: unknown kind 'brieves'"),
         ("[tool.citations.kinds.url-citations]\nurl-profile = 'rfc3986'\n", "kinds.url-citations.url-profile: expected one of spec, whatwg"),
         ("[tool.citations.kinds.url-citations]\ninclude = 'x'\n", "kinds.url-citations.include: expected a list of strings"),
         ("[tool.citations.kinds.url-citations]\nspeed = 1\n", "kinds.url-citations: unknown setting 'speed'"),

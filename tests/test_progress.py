@@ -5,6 +5,13 @@ import io
 from pytest_citations.progress import Progress
 
 
+class Engine:
+    """Stands in for an engine: progress reads only where its paths are shown from."""
+
+    def __init__(self, display_prefix=""):
+        self.display_prefix = display_prefix
+
+
 class Terminal(io.StringIO):
     def isatty(self):
         return True
@@ -13,7 +20,7 @@ class Terminal(io.StringIO):
 def test_silent_when_not_a_terminal():
     stream = io.StringIO()
     progress = Progress(stream, delay=0, interval=0)
-    progress.wrap(lambda rel, kind: [])("a.jsonl", None)
+    progress.wrap(lambda engine, rel, kinds: [])(Engine(), "a.jsonl", ())
     progress.close()
     assert stream.getvalue() == "" and progress.files == 1
 
@@ -21,10 +28,10 @@ def test_silent_when_not_a_terminal():
 def test_shown_and_erased_on_a_terminal():
     stream = Terminal()
     progress = Progress(stream, delay=0, interval=0)
-    assert progress.wrap(lambda rel, kind: ["x"])("runs/a/citations/citations.jsonl", None) == ["x"]
+    assert progress.wrap(lambda engine, rel, kinds: ["x"])(Engine("sub/"), "runs/a/citations/citations.jsonl", ()) == ["x"]
     progress.close()
     assert stream.getvalue() == (
-        "\r\x1b[Kcitations: 1 files checked, now runs/a/citations/citations.jsonl" + "\r\x1b[K"
+        "\r\x1b[Kcitations: 1 files checked, now sub/runs/a/citations/citations.jsonl" + "\r\x1b[K"
     )
 
 
