@@ -15,3 +15,17 @@ def realdata() -> Path:
     if not REALDATA.is_dir():
         pytest.skip(f"real-data folder {REALDATA} is absent (it sits beside the project in the shared workspace)")
     return REALDATA
+
+
+@pytest.fixture(autouse=True)
+def no_network(monkeypatch):
+    """The checker is offline by design: any attempt to reach the network fails the test."""
+    import socket
+
+    def refuse(*args, **kwargs):
+        raise AssertionError(f"a test tried to use the network: {args!r}")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket.socket, "connect_ex", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    monkeypatch.setattr(socket, "getaddrinfo", refuse)
