@@ -1,0 +1,235 @@
+"""The SQLite evidence store of brief-citation-contract.md §8: build it (``citations store init``,
+``citations store import``) and read it, read-only, while checking briefs.
+
+The DDL is ``evidence_store.sql`` in this package (documented in ``docs/evidence-store.md``). An
+import file is JSON (an object of table name -> list of row objects) or JSON Lines (one object per
+line with a ``"table"`` key and the row's columns). A citation row may be a §1 citation object:
+its ``quote_span`` and ``snippet_span`` are flattened into the ``quote_*``/``snippet_text`` columns.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from pytest_citations import jsonlines, sources
+
+TABLES = {
+    "sources": ("id", "name", "url", "credibility_tier", "paywall_policy", "tags"),
+    "documents": ("id", "source_id", "url", "title", "published_at", "fetched_at"),
+    "chunks": ("id", "doc_id", "ordinal", "text"),
+    "citations": (
+        "id", "source_id", "publisher", "doc_id", "chunk_id", "url", "title", "published_at", "fetched_at",
+        "quote_start", "quote_end", "quote_text", "snippet_text",
+    ),
+    "evidence_packs": (
+        "pack_id", "query", "generated_at", "unique_publishers",
+        "tier_1_pct", "tier_2_pct", "tier_3_pct", "tier_4_pct", "max_publisher_pct",
+    ),
+    "evidence_pack_chunks": ("pack_id", "chunk_id", "source_id", "score", "credibility_tier"),
+    "syntheses": ("id", "brief_path", "pack_id", "generated_at"),
+    "synthesis_markers": ("synthesis_id", "marker", "citation_id"),
+    "synthesis_bullets": ("synthesis_id", "section", "bullet_index", "text"),
+    "synthesis_bullet_citations": ("synthesis_id", "section", "bullet_index", "position", "citation_id"),
+}
+
+
+class StoreError(Exception):
+    """A store that cannot be built, imported into or read; the message says why."""
+
+
+def ddl() -> str:
+    return resources.files("pytest_citations").joinpath("evidence_store.sql").read_text(encoding="utf-8")
+
+
+def init(path: Path) -> None:
+    """Create the store's tables in ``path`` (a new or existing SQLite file); idempotent."""
+    try:
+        with sqlite3.connect(path) as connection:
+            connection.executescript(ddl())
+        connection.close()
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot initialise {path}: {exc}") from None
+
+
+def _flatten(table: str, row: dict[str, Any]) -> dict[str, Any]:
+    row = dict(row)
+    if table == "citations":
+        quote_span = row.pop("quote_span", None)
+        if isinstance(quote_span, dict):
+            row.setdefault("quote_start", quote_span.get("start"))
+            row.setdefault("quote_end", quote_span.get("end"))
+            row.setdefault("quote_text", quote_span.get("text"))
+        snippet = row.pop("snippet_span", None)
+        if isinstance(snippet, dict):
+            row.setdefault("snippet_text", snippet.get("text"))
+    if table == "sources" and isinstance(row.get("tags"), list):
+        row["tags"] = json.dumps(row["tags"])
+    return row
+
+
+def _rows(path: Path) -> list[tuple[str, dict[str, Any]]]:
+    resolved = path.resolve()
+    try:
+        text = sources.read_source(resolved.parent, resolved.name).text
+    except sources.SourceError as exc:
+        raise StoreError(f"{path}: {exc.message}") from None
+    found: list[tuple[str, dict[str, Any]]] = []
+    if path.suffix == ".jsonl":
+        for number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                data = jsonlines.loads(line)
+            except (ValueError, RecursionError) as exc:
+                raise StoreError(f"{path}:{number}: {jsonlines.error_message(exc)[0]}") from None
+            if not isinstance(data, dict) or not isinstance(data.get("table"), str):
+                raise StoreError(f"{path}:{number}: expected an object with a \"table\" key")
+            table = data.pop("table")
+            found.append((table, data))
+        return found
+    try:
+        data = jsonlines.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise StoreError(f"{path}: {jsonlines.error_message(exc, document=True)[0]}") from None
+    if not isinstance(data, dict):
+        raise StoreError(f"{path}: expected a JSON object of table name -> list of rows")
+    for table, rows in data.items():
+        if not isinstance(rows, list) or not all(isinstance(row, dict) for row in rows):
+            raise StoreError(f"{path}: {table}: expected a list of row objects")
+        found.extend((table, row) for row in rows)
+    return found
+
+
+def import_files(store: Path, paths: list[Path]) -> dict[str, int]:
+    """Insert (or replace) the rows of ``paths`` into ``store`` in one transaction; rows per table."""
+    rows = [item for path in paths for item in _rows(path)]
+    counts: dict[str, int] = {}
+    for table, row in rows:
+        if table not in TABLES:
+            raise StoreError(f"unknown table {table!r}; known: {', '.join(TABLES)}")
+        extra = sorted(set(_flatten(table, row)) - set(TABLES[table]))
+        if extra:
+            raise StoreError(f"{table}: unknown column {extra[0]!r}; known: {', '.join(TABLES[table])}")
+    if not store.is_file():
+        raise StoreError(f"{store}: no such store; create it with `citations store init {store}`")
+    try:
+        connection = sqlite3.connect(store)
+        with connection:
+            for table, row in rows:
+                row = _flatten(table, row)
+                columns = ", ".join(row)
+                marks = ", ".join("?" for _ in row)
+                values = [json.dumps(v) if isinstance(v, (dict, list)) else v for v in row.values()]
+                connection.execute(f"INSERT OR REPLACE INTO {table} ({columns}) VALUES ({marks})", values)
+                counts[table] = counts.get(table, 0) + 1
+        connection.close()
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot import into {store}: {exc}") from None
+    return counts
+
+
+# -- reading, read-only ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Store:
+    """An open store: ``doc_ids``/``chunks`` are loaded lazily, once per run."""
+
+    rel: str
+    connection: sqlite3.Connection
+    _docs: dict[str, bool] = field(default_factory=dict)
+    _chunks: dict[str, str | None] = field(default_factory=dict)
+
+    def has_document(self, doc_id: str) -> bool:
+        if doc_id not in self._docs:
+            row = self.connection.execute("SELECT 1 FROM documents WHERE id = ?", (doc_id,)).fetchone()
+            self._docs[doc_id] = row is not None
+        return self._docs[doc_id]
+
+    def chunk_document(self, chunk_id: str) -> str | None:
+        """The doc_id of a chunk, or None when there is no such chunk."""
+        if chunk_id not in self._chunks:
+            row = self.connection.execute("SELECT doc_id FROM chunks WHERE id = ?", (chunk_id,)).fetchone()
+            self._chunks[chunk_id] = row[0] if row else None
+        return self._chunks[chunk_id]
+
+    def markers(self, brief_rel: str) -> dict[str, dict[str, Any]] | None:
+        """The citation objects of the synthesis stored for ``brief_rel``, by marker; None if none is."""
+        row = self.connection.execute("SELECT id FROM syntheses WHERE brief_path = ?", (brief_rel,)).fetchone()
+        if row is None:
+            return None
+        found: dict[str, dict[str, Any]] = {}
+        query = (
+            "SELECT m.marker, c.* FROM synthesis_markers m LEFT JOIN citations c ON c.id = m.citation_id "
+            "WHERE m.synthesis_id = ? ORDER BY m.marker"
+        )
+        cursor = self.connection.execute(query, (row[0],))
+        names = [d[0] for d in cursor.description]
+        for values in cursor.fetchall():
+            record = dict(zip(names, values, strict=True))
+            marker = str(record.pop("marker"))
+            if record.get("id") is None:
+                continue  # the marker names a citation the store does not hold
+            citation = {k: v for k, v in record.items() if v is not None and not k.startswith(("quote_", "snippet_"))}
+            if record.get("quote_text") is not None or record.get("quote_start") is not None:
+                citation["quote_span"] = {"start": record.get("quote_start"), "end": record.get("quote_end"), "text": record.get("quote_text")}
+            if record.get("snippet_text") is not None:
+                citation["snippet_span"] = {"text": record["snippet_text"]}
+            found[marker] = citation
+        return found
+
+
+_DUMP_ACTIONS = {
+    sqlite3.SQLITE_CREATE_TABLE, sqlite3.SQLITE_CREATE_INDEX, sqlite3.SQLITE_INSERT, sqlite3.SQLITE_READ,
+    sqlite3.SQLITE_SELECT, sqlite3.SQLITE_TRANSACTION, sqlite3.SQLITE_UPDATE, sqlite3.SQLITE_FUNCTION,
+}
+
+
+def _dump_authorizer(action, arg1, arg2, database, trigger):
+    if action == sqlite3.SQLITE_PRAGMA and arg1 == "user_version":
+        return sqlite3.SQLITE_OK
+    return sqlite3.SQLITE_OK if action in _DUMP_ACTIONS else sqlite3.SQLITE_DENY
+
+
+def _from_dump(root: Path, rel: str) -> sqlite3.Connection:
+    """A store kept as SQL text (``sqlite3 store.sqlite .dump``), loaded into memory; only table and
+    index creation and inserts are allowed (no ATTACH, no PRAGMA but user_version)."""
+    try:
+        text = sources.read_source(root, rel).text
+    except sources.SourceError as exc:
+        raise StoreError(f"evidence store {rel}: {exc.message}") from None
+    connection = sqlite3.connect(":memory:")
+    connection.set_authorizer(_dump_authorizer)
+    connection.executescript(text)
+    connection.set_authorizer(None)
+    return connection
+
+
+def open_readonly(root: Path, rel: str) -> Store:
+    """The store at ``rel`` inside ``root``, opened read-only (``mode=ro``): never written by a check.
+    A ``.sql`` file is a store kept as SQL text, loaded into memory."""
+    try:
+        path = sources.resolve_inside(root, rel)
+    except sources.SourceError as exc:
+        raise StoreError(exc.message) from None
+    if not path.is_file():
+        raise StoreError(f"evidence store {rel} does not exist")
+    try:
+        if path.suffix == ".sql":
+            connection = _from_dump(root, rel)
+        else:
+            connection = sqlite3.connect(f"file:{quote(path.as_posix())}?mode=ro", uri=True)
+        tables = {name for (name,) in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except sqlite3.Error as exc:
+        raise StoreError(f"evidence store {rel} cannot be read: {exc}") from None
+    missing = sorted({"documents", "chunks", "citations", "syntheses", "synthesis_markers"} - tables)
+    if missing:
+        connection.close()
+        raise StoreError(f"evidence store {rel} lacks the table {missing[0]!r}; build it with `citations store init`")
+    return Store(rel, connection)

@@ -1,0 +1,425 @@
+"""briefs: Markdown synthesis briefs under brief-citation-contract.md (§1-3, 5, 7, 8).
+
+A Markdown file is a brief when it has a References heading and at least two of the claim-section
+headings (``Prevailing View``, ``Counterarguments``, ``Minority View``, ``What to Watch``); a README
+is never claimed. Each brief is parsed once with markdown-it-py (``commonmark`` preset, no linkify)
+into one :class:`Brief` unit: sections with their bullets and ``[N]`` markers (markers in code spans,
+code blocks, links and HTML comments are not citations), the References entries (§7.2 grammar), and
+the stored citation objects each marker resolves to, from the sidecar ``<stem>.citations.json``
+(or ``<name>.citations.json``) or from the SQLite evidence store named by ``evidence-store``.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
+
+from pytest_citations import jsonlines, sources
+from pytest_citations.kinds import Reported
+from pytest_citations.rules import Finding, Option
+from pytest_citations.suppressions import markdown_directives
+
+CLAIM_SECTIONS = ["Prevailing View", "Counterarguments", "Minority View", "What to Watch"]
+SECTION_KEYS = ("prevailing", "counter", "minority", "watch")  # §8's names, in the order above
+ABSTAIN_PREFIXES = [
+    "Insufficient evidence",
+    "Insufficient credible evidence",
+    "Data not yet available",
+    "Conflicting reports",
+    "No official statement found",
+    "Cite official source directly",
+]
+ABSTAIN_MARKER = "[Insufficient evidence to support this claim]"
+REQUIRED_FIELDS = ("id", "source_id", "publisher", "doc_id", "chunk_id", "url", "title", "published_at", "fetched_at")
+
+_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(?P<text>.+?)[ \t#]*$", re.M)
+_MARKER = re.compile(r"(?<!\\)\[([0-9]+)\]")
+_MARKER_TEXT = re.compile(r"\[([0-9]+)\]")
+_ENTRY_START = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?\[(?P<number>[0-9]+)\][ \t]+(?P<body>.*?)[ \t]*$")
+_ENTRY = re.compile(
+    r'^(?P<publisher>[^"\[\]]+?)\.\s+"(?P<title>.+?)"\.?'
+    r"(?:\s+(?:Published\s+)?(?P<date>(?:[A-Z][a-z]{2,8}\.?\s+[0-9]{1,2},\s+[0-9]{4})|[0-9]{4}-[0-9]{2}-[0-9]{2})\.)?"
+    r"\s+(?P<url><?https?://[^\s<>]+>?)"
+    r"(?P<tags>(?:\s+\[(?:Paywall|Monitor-only source)\])*)$"
+)
+_ISO = re.compile(
+    r"^(?P<date>[0-9]{4}-[0-9]{2}-[0-9]{2})"
+    r"(?:T(?P<time>[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?)(?P<zone>Z|[+-][0-9]{2}:?[0-9]{2})?)?$"
+)
+
+
+def parse_iso(value: Any) -> datetime.datetime | None:
+    """An ISO 8601 date or date-time (naive values taken as UTC), or None."""
+    if not isinstance(value, str):
+        return None
+    match = _ISO.match(value)
+    if not match:
+        return None
+    text = match.group("date") + ("T" + match.group("time") if match.group("time") else "")
+    zone = match.group("zone")
+    try:
+        moment = datetime.datetime.fromisoformat(text)
+        if zone and zone != "Z":
+            sign = 1 if zone[0] == "+" else -1
+            digits = zone[1:].replace(":", "")
+            offset = datetime.timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
+            if offset >= datetime.timedelta(hours=24):
+                return None
+            return moment.replace(tzinfo=datetime.timezone(sign * offset))
+    except ValueError:
+        return None
+    return moment.replace(tzinfo=datetime.timezone.utc)
+
+
+@dataclass(frozen=True)
+class Marker:
+    number: int
+    line: int
+    col: int
+    start: int
+    end: int
+
+
+@dataclass
+class Bullet:
+    section: str  # the section's key: prevailing, counter, minority, watch
+    index: int  # 0-based within its section
+    line: int
+    col: int
+    start: int  # character span of the list item's lines
+    end: int
+    text: str
+    markers: list[Marker]
+    abstain: bool
+
+
+@dataclass
+class Section:
+    key: str
+    title: str
+    line: int
+    bullets: list[Bullet] = field(default_factory=list)
+
+
+@dataclass
+class Entry:
+    number: int
+    line: int
+    col: int
+    text: str
+    match: re.Match | None
+
+    @property
+    def tags(self) -> set[str]:
+        return set(re.findall(r"\[(Paywall|Monitor-only source)\]", self.match.group("tags"))) if self.match else set()
+
+    @property
+    def url(self) -> str | None:
+        return self.match.group("url").strip("<>") if self.match else None
+
+
+@dataclass
+class Brief:
+    rel: str
+    sections: dict[str, Section]
+    missing_sections: list[str]
+    references: Section | None
+    entries: list[Entry]
+    swallowed: list[tuple[Marker, str]]  # markers read as links, and why
+    citations: dict[str, Any] | None = None  # marker number (str) -> citation object
+    citation_source: str | None = None  # where the objects came from (the sidecar or the store)
+    store: Any = None
+    registry: Any = None
+    registry_rel: str | None = None
+    line: int = 1
+    memo: dict[Any, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def bullets(self) -> list[Bullet]:
+        return [b for s in self.sections.values() for b in s.bullets]
+
+    def cited_numbers(self) -> list[int]:
+        return sorted({m.number for b in self.bullets for m in b.markers})
+
+    def entry(self, number: int) -> Entry | None:
+        return next((e for e in self.entries if e.number == number), None)
+
+    def first_marker(self, number: int) -> Marker | None:
+        return next((m for b in self.bullets for m in b.markers if m.number == number), None)
+
+
+def _norm(title: str) -> str:
+    return " ".join(title.casefold().split())
+
+
+def is_abstain(text: str, prefixes: list[str]) -> bool:
+    text = text.strip()
+    if not (text.startswith("[") and text.endswith("]")) or "]" in text[1:-1]:
+        return False
+    inner = text[1:-1].strip().casefold()
+    return any(inner.startswith(prefix.casefold()) for prefix in prefixes)
+
+
+def looks_like_brief(text: str, claim_sections: list[str], references: str) -> bool:
+    titles = {_norm(m.group("text")) for m in _HEADING.finditer(text)}
+    claims = sum(1 for name in claim_sections if _norm(name) in titles)
+    return _norm(references) in titles and claims >= min(2, len(claim_sections))
+
+
+def _blank(text: str) -> str:
+    return re.sub(r"[^\n]", " ", text)
+
+
+def _prose(text: str) -> str:
+    """``text`` with code spans and HTML comments blanked (same length), for finding markers."""
+    from pytest_citations.kinds.code_tuples import _CODE_SPAN, _COMMENT
+
+    text = _COMMENT.sub(lambda m: _blank(m.group()), text)
+    return _CODE_SPAN.sub(lambda m: _blank(m.group()), text)
+
+
+def _token_markers(inline) -> list[int]:
+    """Marker numbers in an inline token's text, outside links, code and HTML."""
+    numbers: list[int] = []
+    depth = 0
+    for child in inline.children or ():
+        if child.type == "link_open":
+            depth += 1
+        elif child.type == "link_close":
+            depth -= 1
+        elif child.type == "text" and depth == 0:
+            numbers.extend(int(n) for n in _MARKER_TEXT.findall(child.content))
+    return numbers
+
+
+def read_brief(rel: str, text: str, options: dict[str, Any]) -> Brief:
+    from markdown_it import MarkdownIt
+
+    claim_names = options.get("claim-sections", CLAIM_SECTIONS)
+    keys = {_norm(name): (SECTION_KEYS[i] if i < len(SECTION_KEYS) else _norm(name)) for i, name in enumerate(claim_names)}
+    titles = {_norm(name): name for name in claim_names}
+    references_title = _norm(options.get("references-heading", "References"))
+    prefixes = options.get("abstain-prefixes", ABSTAIN_PREFIXES)
+    env: dict[str, Any] = {}
+    tokens = MarkdownIt("commonmark").parse(text, env)
+    line_starts = [0]
+    for index, char in enumerate(text):
+        if char == "\n":
+            line_starts.append(index + 1)
+    line_starts.append(len(text) + 1)
+
+    def line_span(first: int, last: int) -> tuple[int, int]:  # 0-based [first, last) lines
+        return line_starts[first], min(line_starts[min(last, len(line_starts) - 1)], len(text))
+
+    sections: dict[str, Section] = {}
+    references: Section | None = None
+    entries: list[Entry] = []
+    swallowed: list[tuple[Marker, str]] = []
+    current: Section | None = None
+    in_references = False
+    item_stack: list[list] = []  # [list_item token, bullet or None]
+    definitions = env.get("references", {})
+    for position, token in enumerate(tokens):
+        if token.type == "heading_open":
+            title = _norm(tokens[position + 1].content)
+            in_references = title == references_title
+            current = None
+            if title in keys:
+                current = sections.setdefault(keys[title], Section(keys[title], titles[title], token.map[0] + 1))
+            elif in_references and references is None:
+                references = Section("references", tokens[position + 1].content, token.map[0] + 1)
+            continue
+        if token.type == "list_item_open":
+            item_stack.append([token, None])
+            continue
+        if token.type == "list_item_close":
+            item_stack.pop()
+            continue
+        if token.type != "inline" or token.map is None or tokens[position - 1].type == "heading_open":
+            continue
+        if in_references:
+            start, _ = line_span(token.map[0], token.map[1])
+            for offset, line in enumerate(text[start:line_span(token.map[0], token.map[1])[1]].split("\n")):
+                found = _ENTRY_START.match(line.rstrip("\r"))
+                if found:
+                    body = found.group("body")
+                    entries.append(
+                        Entry(int(found.group("number")), token.map[0] + offset + 1, found.start("number"), body, _ENTRY.match(body))
+                    )
+            continue
+        if current is None or not item_stack or item_stack[-1][1] is not None:
+            continue
+        item = item_stack[-1][0]
+        start, end = line_span(token.map[0], token.map[1])
+        prose = _prose(text[start:end])
+        candidates = [
+            Marker(int(m.group(1)), *_line_col(line_starts, start + m.start()), start + m.start(), start + m.end())
+            for m in _MARKER.finditer(prose)
+            if prose[m.end() : m.end() + 1] != "("
+        ]
+        wanted = _token_markers(token)
+        markers: list[Marker] = []
+        for candidate in candidates:
+            if wanted and candidate.number == wanted[0]:
+                markers.append(candidate)
+                wanted.pop(0)
+            else:
+                label = str(candidate.number)
+                if label in definitions:
+                    why = f"the link reference definition [{label}]: on line {definitions[label]['map'][0] + 1}"
+                else:
+                    defined = ", ".join(f"[{k}]: (line {v['map'][0] + 1})" for k, v in definitions.items() if k.isdigit())
+                    why = f"a link through the link reference definition {defined}" if defined else "a link"
+                swallowed.append((candidate, why))
+        item_start, item_end = line_span(item.map[0], item.map[1])
+        line, col = _line_col(line_starts, item_start + len(text[item_start:item_end]) - len(text[item_start:item_end].lstrip()))
+        bullet = Bullet(
+            current.key, len(current.bullets), line, col, item_start, item_end,
+            token.content, markers, is_abstain(token.content, prefixes),
+        )
+        item_stack[-1][1] = bullet
+        current.bullets.append(bullet)
+    missing = [titles[name] for name in titles if keys[name] not in sections]
+    return Brief(rel, sections, missing, references, entries, swallowed)
+
+
+def _line_col(line_starts: list[int], offset: int) -> tuple[int, int]:
+    import bisect
+
+    index = bisect.bisect_right(line_starts, offset) - 1
+    return index + 1, offset - line_starts[index] + 1
+
+
+# -- resolution: sidecar, store, registry ------------------------------------------------------------
+
+
+def sidecar_candidates(rel: str) -> list[str]:
+    path = PurePosixPath(rel)
+    return [str(path.with_suffix(".citations.json")), f"{rel}.citations.json"]
+
+
+def _load_sidecar(ctx, brief: Brief) -> Iterator[Reported]:
+    root, max_size = ctx.root, ctx.max_file_size
+    for candidate in sidecar_candidates(brief.rel):
+        try:
+            path = sources.resolve_inside(root, candidate)
+        except sources.SourceError:
+            continue
+        if not path.exists():
+            continue
+        try:
+            text = sources.read_source(root, candidate, max_size).text
+            data = jsonlines.loads(text)
+        except sources.SourceError as exc:
+            brief.citation_source = candidate  # unreadable: B318 says so, B307 stays quiet
+            yield Reported("B318", Finding(f"sidecar {candidate}: {exc.message}"))
+            return
+        except (ValueError, RecursionError) as exc:
+            message = jsonlines.error_message(exc, document=True)[0]
+            brief.citation_source = candidate
+            yield Reported("B318", Finding(f"sidecar {candidate}: {message}"))
+            return
+        citations = data.get("citations") if isinstance(data, dict) else None
+        if not isinstance(citations, dict):
+            shown = jsonlines.describe(data) if not isinstance(data, dict) else "an object without a \"citations\" object"
+            brief.citation_source = candidate
+            yield Reported("B318", Finding(f"sidecar {candidate}: expected {{\"citations\": {{\"1\": {{...}}}}}}, got {shown}"))
+            return
+        bad = [key for key, value in citations.items() if not key.isdigit() or not key.isascii() or not isinstance(value, dict)]
+        if bad:
+            yield Reported("B318", Finding(f"sidecar {candidate}: citations[{bad[0]!r}] must map a marker number to a citation object"))
+        brief.citations = {str(int(k)): v for k, v in citations.items() if k.isdigit() and k.isascii() and isinstance(v, dict)}
+        brief.citation_source = candidate
+        return
+
+
+def _load_store(ctx, brief: Brief) -> Iterator[Reported]:
+    from pytest_citations import evidence_store
+
+    rel = ctx.kind_options.get("evidence-store", "")
+    if not rel:
+        return
+    cache = ctx.engine.shared.setdefault("briefs.store", {})
+    if rel not in cache:
+        try:
+            cache[rel] = evidence_store.open_readonly(ctx.root, rel)
+        except evidence_store.StoreError as exc:
+            cache[rel] = exc
+    store = cache[rel]
+    if isinstance(store, evidence_store.StoreError):
+        yield Reported("B318", Finding(str(store)))
+        return
+    brief.store = store
+    if brief.citations is None and brief.citation_source is None:
+        stored = store.markers(brief.rel)
+        if stored is not None:
+            brief.citations = stored
+            brief.citation_source = f"evidence store {rel}"
+
+
+def _load_registry(ctx, brief: Brief) -> Iterator[Reported]:
+    from pytest_citations import registry
+
+    rel = ctx.kind_options.get("registry", "source_registry.yaml")
+    brief.registry_rel = rel
+    cache = ctx.engine.shared.setdefault("briefs.registry", {})
+    if rel not in cache:
+        try:
+            path = sources.resolve_inside(ctx.root, rel)
+            exists = path.exists()
+        except sources.SourceError as exc:
+            cache[rel] = exc
+        else:
+            if not exists:
+                cache[rel] = None
+            else:
+                try:
+                    cache[rel] = registry.parse(rel, sources.read_source(ctx.root, rel, ctx.max_file_size).text)
+                except sources.SourceError as exc:
+                    cache[rel] = exc
+    found = cache[rel]
+    if isinstance(found, sources.SourceError):
+        yield Reported("B319", Finding(f"source registry {rel}: {found.message}"))
+        return
+    if found is not None:
+        for problem in found.problems:
+            yield Reported("B319", Finding(f"source registry {rel}:{problem}"))
+    brief.registry = found
+
+
+class Briefs:
+    name = "briefs"
+    description = "Markdown synthesis briefs whose claim bullets cite stored evidence"
+    include = ()
+    sniff_include = ("**/*.md",)
+    options = {
+        "claim-sections": Option(list, CLAIM_SECTIONS, "the claim-section headings, in §8's order", items=str),
+        "references-heading": Option(str, "References", "the heading of the References section"),
+        "abstain-prefixes": Option(list, ABSTAIN_PREFIXES, "a bullet that is one bracketed phrase starting so is an abstain marker", items=str),
+        "registry": Option(str, "source_registry.yaml", "the source registry, relative to the repository root"),
+        "url-match": Option(str, "host", "how a citation URL matches its registry entry", choices=("host", "domain")),
+        "evidence-store": Option(str, "", "the SQLite evidence store, relative to the repository root (empty: none)"),
+    }
+
+    def sniff(self, head: str) -> bool:
+        # the head only, without the settings: custom headings are claimed through `include`
+        return looks_like_brief(head, CLAIM_SECTIONS, "References")
+
+    def units(self, ctx) -> Iterator[Brief | Reported]:
+        text = ctx.full_text()
+        options = ctx.kind_options
+        ctx.directives = markdown_directives(text)
+        if not looks_like_brief(text, options["claim-sections"], options["references-heading"]):
+            return
+        brief = read_brief(ctx.rel, text, options)
+        yield from _load_sidecar(ctx, brief)
+        yield from _load_store(ctx, brief)
+        yield from _load_registry(ctx, brief)
+        yield brief
+
+
+KIND = Briefs()

@@ -1,0 +1,545 @@
+'''Rules for synthesis briefs (B3xx): every claim bullet cited, every marker resolving to a
+References entry and a stored citation object, and every object true to the store and registry.'''
+
+from __future__ import annotations
+
+from pytest_citations.diagnostics import Severity
+from pytest_citations.kinds.briefs import REQUIRED_FIELDS, Brief, parse_iso, sidecar_candidates
+from pytest_citations.registry import url_matches
+from pytest_citations.rules import Finding, rule
+
+KIND = "briefs"
+
+# -- the runnable examples share these files ----------------------------------------------------------
+
+_CLAIMS = """\
+### Counterarguments
+- [Insufficient evidence to assess this claim]
+
+### Minority View
+- [Conflicting reports; unable to confirm]
+
+### What to Watch
+- [Data not yet available as of Feb 11, 2026]
+"""
+_REF1 = '[1] Federal Reserve. "FOMC Statement". Feb 10, 2026. https://www.federalreserve.gov/a.htm'
+_REGISTRY = """\
+sources:
+  - id: fed_press_releases
+    url: https://www.federalreserve.gov/feeds/press_all.xml
+    credibility_tier: 1
+    paywall_policy: full
+  - id: ft_markets
+    url: https://www.ft.com/markets
+    credibility_tier: 2
+    paywall_policy: metadata_only
+  - id: zerohedge
+    url: https://www.zerohedge.com/s/RSS
+    credibility_tier: 4
+    paywall_policy: full
+"""
+_OBJECT = (
+    '{"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve",\n'
+    '   "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm",\n'
+    '   "title": "FOMC Statement", "published_at": "2026-02-10T14:00:00Z",\n'
+    '   "fetched_at": "2026-02-11T02:15:00Z"%s}'
+)
+
+
+def _brief(prevailing: str, references: str = _REF1) -> str:
+    return f"### Prevailing View\n{prevailing}\n\n{_CLAIMS}\n### References\n{references}\n"
+
+
+def _sidecar(extra: str = "", url: str | None = None, source: str | None = None) -> str:
+    text = _OBJECT % extra
+    if url:
+        text = text.replace('"url": "https://www.federalreserve.gov/a.htm"', f'"url": "{url}"')
+    if source:
+        text = text.replace('"source_id": "fed_press_releases"', f'"source_id": "{source}"')
+    return '{"citations": {"1":\n  ' + text + "}}\n"
+
+
+def _files(brief: str, sidecar: str | None = None, registry: bool = False) -> str:
+    parts = [f'```markdown title="brief.md"\n{brief}```\n']
+    if sidecar is not None:
+        parts.append(f'```json title="brief.citations.json"\n{sidecar}```\n')
+    if registry:
+        parts.append(f'```yaml title="source_registry.yaml"\n{_REGISTRY}```\n')
+    return "\n".join(parts)
+
+
+def _doc(what: str, why: str, bad: str, good: str, fix: str):
+    text = (
+        f"## What it does\n{what}\n\n## Why is this bad?\n{why}\n\n## Example\n\nBad:\n\n{bad}\nGood:\n\n{good}\n"
+        f"## Fix\n{fix}\n"
+    )
+
+    def attach(function):
+        function.__doc__ = text
+        return function
+
+    return attach
+
+
+_STORE_SETTINGS = '```toml title="pyproject.toml"\n[tool.citations.kinds.briefs]\nevidence-store = "evidence.sql"\n```\n\n'
+
+
+def _store(doc_id: str, chunk_id: str) -> str:
+    return (
+        '\n```sql title="evidence.sql"\n'
+        "CREATE TABLE documents (id TEXT PRIMARY KEY, source_id TEXT, url TEXT, title TEXT,\n"
+        "                        published_at TEXT, fetched_at TEXT);\n"
+        "CREATE TABLE chunks (id TEXT PRIMARY KEY, doc_id TEXT, ordinal INTEGER, text TEXT);\n"
+        "CREATE TABLE citations (id TEXT PRIMARY KEY);\n"
+        "CREATE TABLE syntheses (id TEXT PRIMARY KEY, brief_path TEXT);\n"
+        "CREATE TABLE synthesis_markers (synthesis_id TEXT, marker INTEGER, citation_id TEXT);\n"
+        f"INSERT INTO documents (id, source_id, url) VALUES ('{doc_id}', 'fed_press_releases', 'https://www.federalreserve.gov/a.htm');\n"
+        f"INSERT INTO chunks (id, doc_id) VALUES ('{chunk_id}', '{doc_id}');\n"
+        "```\n"
+    )
+
+
+_GOOD = _files(_brief("- The Fed held rates. [1]"), _sidecar(), registry=True)
+
+
+def _objects(brief: Brief):
+    """(marker number, citation object, the marker where it is first cited) for cited objects."""
+    for number in brief.cited_numbers():
+        citation = (brief.citations or {}).get(str(number))
+        if isinstance(citation, dict):
+            yield number, citation, brief.first_marker(number)
+
+
+def _at(marker, message: str) -> Finding:
+    return Finding(message, marker.line, marker.col)
+
+
+# -- the brief's own text ------------------------------------------------------------------------------
+
+
+@rule("B301", "uncited-bullet", kind=KIND)
+@_doc(
+    "Reports a bullet in a claim section (Prevailing View, Counterarguments, Minority View, What to\n"
+    "Watch) with no `[N]` citation marker. A bullet that is one of spec §6's abstain markers, such as\n"
+    "`[Insufficient evidence to assess this claim]`, needs none. Markers in code spans, links and HTML\n"
+    "comments do not count; only ASCII digits make a marker.",
+    "The contract's absolute requirement: every claim bullet cites at least one stored evidence chunk.\n"
+    "An uncited claim is one the reader cannot verify.",
+    _files(_brief("- The Fed held rates.\n- Markets expect a cut. `[1]`"), _sidecar(), registry=True),
+    _GOOD,
+    "Cite the evidence after the claim (`[1]`), or replace the bullet with an abstain marker\n"
+    "(`[Insufficient evidence to support this claim]`); `citations brief validate --fix` does the latter.",
+)
+def uncited_bullet(brief: Brief, ctx):
+    for bullet in brief.bullets:
+        if not bullet.markers and not bullet.abstain:
+            yield Finding("claim bullet has no citation marker [N]", bullet.line, bullet.col)
+
+
+@rule("B302", "marker-without-reference", kind=KIND)
+@_doc(
+    "Reports a marker `[N]` in a claim bullet that has no `[N]` entry in the References section.",
+    "The reader cannot see what the marker cites, and the brief's presentation and its stored\n"
+    "citations disagree.",
+    _files(_brief("- The Fed held rates. [1][2]"), _sidecar(), registry=True),
+    _GOOD,
+    "Add the References entry, or remove the marker.",
+)
+def marker_without_reference(brief: Brief, ctx):
+    numbers = {entry.number for entry in brief.entries}
+    for bullet in brief.bullets:
+        for marker in bullet.markers:
+            if marker.number not in numbers:
+                yield _at(marker, f"marker [{marker.number}] has no entry in the References section")
+
+
+@rule("B303", "unused-reference", kind=KIND)
+@_doc(
+    "Reports a References entry that no claim bullet cites.",
+    "A reference nothing cites pads the brief with sources that support none of its claims, and\n"
+    "usually means a bullet lost its marker.",
+    _files(
+        _brief("- The Fed held rates. [1]", _REF1 + '\n[2] Reuters. "Fed holds". Feb 10, 2026. https://www.reuters.com/b'),
+        _sidecar(), registry=True,
+    ),
+    _GOOD,
+    "Cite the entry where it supports a claim, or remove it.",
+)
+def unused_reference(brief: Brief, ctx):
+    cited = set(brief.cited_numbers())
+    for entry in brief.entries:
+        if entry.number not in cited:
+            yield Finding(f"References entry [{entry.number}] is never cited", entry.line, entry.col)
+
+
+@rule("B304", "references-out-of-order", kind=KIND)
+@_doc(
+    "Reports References entries that are not numbered 1, 2, 3... in order: an entry after a higher\n"
+    "number, a number given twice, or a gap in the numbering.",
+    "Spec §7.2 sorts references by citation number; gaps and repeats mean an entry was lost or\n"
+    "renumbered by hand, and markers may now point at the wrong source.",
+    _files(
+        _brief(
+            "- The Fed held rates. [1][3]",
+            '[3] Reuters. "Fed holds". Feb 10, 2026. https://www.reuters.com/b\n' + _REF1,
+        )
+    ),
+    _files(_brief("- The Fed held rates. [1]")),
+    "Number the entries from 1 without gaps, in order; renumber the markers with them.",
+)
+def references_out_of_order(brief: Brief, ctx):
+    seen: dict[int, int] = {}
+    highest = 0
+    for entry in brief.entries:
+        if entry.number in seen:
+            yield Finding(f"References entry [{entry.number}] is numbered twice (first on line {seen[entry.number]})", entry.line, entry.col)
+            continue
+        if entry.number < highest:
+            yield Finding(f"References entry [{entry.number}] comes after [{highest}]: sort by citation number", entry.line, entry.col)
+        elif entry.number > highest + 1 and not any(n == highest + 1 for n in seen):
+            expected = highest + 1
+            yield Finding(f"References entry [{entry.number}] leaves a gap: expected [{expected}]", entry.line, entry.col)
+        seen[entry.number] = entry.line
+        highest = max(highest, entry.number)
+
+
+@rule("B305", "malformed-reference", kind=KIND)
+@_doc(
+    "Reports a References entry that does not follow spec §7.2:\n"
+    '`[N] Publisher. "Title". Published <date>. <URL>`, optionally followed by `[Paywall]` and\n'
+    "`[Monitor-only source]`. The date may be left out (calendar entries) and may be written without\n"
+    '"Published" (`Feb 10, 2026.`, as in §10); the URL must be an `http(s)` URL.',
+    "A reference without a URL or title cannot be followed by the reader, and tools that render or\n"
+    "check the brief cannot read it.",
+    _files(_brief("- The Fed held rates. [1]", '[1] Anonymous. "Insider Fed leak". <no URL>')),
+    _files(_brief("- The Fed held rates. [1]")),
+    'Write the entry as `[N] Publisher. "Title". Published Feb 10, 2026. https://...`.',
+)
+def malformed_reference(brief: Brief, ctx):
+    for entry in brief.entries:
+        if entry.match is None:
+            yield Finding(
+                f'References entry [{entry.number}] does not follow `[N] Publisher. "Title". Published <date>. <URL>`',
+                entry.line, entry.col,
+            )
+
+
+@rule("B306", "marker-swallowed-by-link", kind=KIND)
+@_doc(
+    "Reports a `[N]` in a claim bullet that Markdown reads as a link, not a citation marker: most often\n"
+    "because a link reference definition such as `[1]: https://...` exists in the file, which turns\n"
+    "every `[1]` into a link to it.",
+    "The bullet looks cited, but its marker is gone from the rendered brief and from any tool that\n"
+    "reads the Markdown; the claim passes review uncited.",
+    _files(
+        "### Prevailing View\n- The Fed held rates. [1]\n\n" + _CLAIMS + "\n### References\n"
+        "[1]: https://www.federalreserve.gov/a.htm\n"
+    ),
+    _files(_brief("- The Fed held rates. [1]")),
+    'Write References entries in §7.2 form (`[1] Publisher. "Title". ... URL`), not as link definitions.',
+)
+def marker_swallowed_by_link(brief: Brief, ctx):
+    for marker, why in brief.swallowed:
+        yield _at(marker, f"[{marker.number}] is read as {why}, not as a citation marker")
+
+
+@rule("B317", "empty-claim-section", kind=KIND)
+@_doc(
+    "Reports a claim section with no bullets, and a claim section the brief lacks.",
+    "Spec §3.2: an empty section means the synthesis must be retried; a section that abstains says so\n"
+    "with an abstain marker bullet instead.",
+    _files("### Prevailing View\n- The Fed held rates. [1]\n\n### Counterarguments\n\n### References\n" + _REF1 + "\n"),
+    _files(_brief("- The Fed held rates. [1]")),
+    "Add the section's bullets, or one abstain marker bullet such as\n"
+    "`[Insufficient evidence to represent minority views on this topic]`.",
+)
+def empty_claim_section(brief: Brief, ctx):
+    for section in brief.sections.values():
+        if not section.bullets:
+            yield Finding(f"claim section '{section.title}' has no bullets", section.line, 1)
+    for title in brief.missing_sections:
+        yield Finding(f"claim section '{title}' is missing", 1, 1)
+
+
+# -- stored citation objects ----------------------------------------------------------------------------
+
+
+@rule("B307", "missing-citation-object", kind=KIND)
+@_doc(
+    "Reports a marker `[N]` with no stored citation object (spec §1): neither the brief's sidecar\n"
+    '`<brief>.citations.json` (`{"citations": {"N": {...}}}`) nor the evidence store holds one for it.',
+    "The rendered `[N]` is presentation only; the validator works on stored objects (§2). A marker\n"
+    "with no object cites evidence nobody retrieved.",
+    _files(_brief("- The Fed held rates. [1][2]", _REF1 + '\n[2] Reuters. "Fed holds". Feb 10, 2026. https://www.reuters.com/b'),
+           _sidecar(), registry=True),
+    _GOOD,
+    "Store the citation object under the marker's number, or remove the marker.",
+)
+def missing_citation_object(brief: Brief, ctx):
+    numbers = brief.cited_numbers()
+    if brief.citations is None:
+        if numbers and brief.citation_source is None:  # an unreadable sidecar is B318's
+            marker = brief.first_marker(numbers[0])
+            yield _at(marker, f"no stored citation objects: no sidecar {sidecar_candidates(brief.rel)[0]} and no synthesis for this brief in an evidence store")
+        return
+    for number in numbers:
+        if str(number) not in brief.citations:
+            yield _at(brief.first_marker(number), f"marker [{number}] has no stored citation object in {brief.citation_source}")
+
+
+@rule("B308", "citation-missing-field", kind=KIND)
+@_doc(
+    "Reports a stored citation object that lacks a required field of spec §1 (`id`, `source_id`,\n"
+    "`publisher`, `doc_id`, `chunk_id`, `url`, `title`, `published_at`, `fetched_at`) or holds one that\n"
+    "is not a non-empty string.",
+    "Without its URL or publication date a citation cannot be verified; without `source_id` it cannot\n"
+    "be checked against the registry. The contract rejects such citations.",
+    _files(_brief("- The Fed held rates. [1]"), _sidecar().replace('"url": "https://www.federalreserve.gov/a.htm",', '"url": null,'),
+           registry=True),
+    _GOOD,
+    "Store every required field; `citations brief validate --fix` removes the citation from the bullet.",
+)
+def citation_missing_field(brief: Brief, ctx):
+    for number, citation, marker in _objects(brief):
+        missing = [f for f in REQUIRED_FIELDS if not (isinstance(citation.get(f), str) and citation.get(f).strip())]
+        if missing:
+            yield _at(marker, f"citation [{number}] lacks required field{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
+
+
+@rule("B309", "citation-not-in-store", kind=KIND)
+@_doc(
+    "With an evidence store configured (`evidence-store`), reports a citation whose `doc_id` is not a\n"
+    "stored document, whose `chunk_id` is not a stored chunk, or whose chunk belongs to another\n"
+    "document. The store is opened read-only.",
+    "A citation must point at evidence that was actually retrieved and stored; an id the store does\n"
+    "not hold is fabricated or was lost.",
+    _STORE_SETTINGS + _files(_brief("- The Fed held rates. [1]"), _sidecar(), registry=True) + _store("doc_2", "chunk_2"),
+    _STORE_SETTINGS + _files(_brief("- The Fed held rates. [1]"), _sidecar(), registry=True) + _store("doc_1", "chunk_1"),
+    "Cite the stored document and chunk the claim came from.",
+)
+def citation_not_in_store(brief: Brief, ctx):
+    store = brief.store
+    if store is None:
+        return
+    for number, citation, marker in _objects(brief):
+        doc_id, chunk_id = citation.get("doc_id"), citation.get("chunk_id")
+        if isinstance(doc_id, str) and doc_id and not store.has_document(doc_id):
+            yield _at(marker, f"citation [{number}]: doc_id {doc_id!r} is not in the evidence store {store.rel}")
+        if isinstance(chunk_id, str) and chunk_id:
+            owner = store.chunk_document(chunk_id)
+            if owner is None:
+                yield _at(marker, f"citation [{number}]: chunk_id {chunk_id!r} is not in the evidence store {store.rel}")
+            elif isinstance(doc_id, str) and owner != doc_id:
+                yield _at(marker, f"citation [{number}]: chunk_id {chunk_id!r} belongs to document {owner!r}, not {doc_id!r}")
+
+
+@rule("B310", "evidence-store-not-configured", kind=KIND, severity=Severity.WARNING)
+@_doc(
+    "Warns, once per brief, that no evidence store is configured, so `doc_id`/`chunk_id` resolution\n"
+    "(spec §3 step 3) cannot be proven. Set `evidence-store` under `[tool.citations.kinds.briefs]`.",
+    "A sidecar says which document and chunk a citation names, but only the store can say that they\n"
+    "exist. A check that cannot prove it must say so rather than pass.",
+    _files(_brief("- The Fed held rates. [1]"), _sidecar(), registry=True),
+    _STORE_SETTINGS + _files(_brief("- The Fed held rates. [1]"), _sidecar(), registry=True) + _store("doc_1", "chunk_1"),
+    "Build a store with `citations store init` and `citations store import`, and name it in the settings.",
+)
+def evidence_store_not_configured(brief: Brief, ctx):
+    if brief.store is None and not ctx.kind_options.get("evidence-store") and brief.citations:
+        marker = brief.first_marker(brief.cited_numbers()[0]) if brief.cited_numbers() else None
+        line, col = (marker.line, marker.col) if marker else (1, 1)
+        yield Finding("no evidence store is configured: doc_id/chunk_id resolution is not proven for this brief", line, col)
+
+
+# -- the source registry --------------------------------------------------------------------------------
+
+
+@rule("B311", "unknown-source-id", kind=KIND)
+@_doc(
+    "Reports a citation whose `source_id` is not an `id` in the source registry\n"
+    "(`source_registry.yaml` at the repository root, or the `registry` setting), and warns when there\n"
+    "is no registry to check against.",
+    "Tiers, tags and paywall policy all come from the registry: a source it does not list has none,\n"
+    "so none of the contract's quality rules can apply to it.",
+    _files(_brief("- The Fed held rates. [1]"), _sidecar(source="fed_blog"), registry=True),
+    _GOOD,
+    "Use the registry's id for the source, or add the source to the registry.",
+)
+def unknown_source_id(brief: Brief, ctx):
+    objects = list(_objects(brief))
+    if brief.registry is None:
+        if objects and any(isinstance(c.get("source_id"), str) for _, c, _ in objects):
+            yield _at(objects[0][2], f"no source registry {brief.registry_rel}: source_id values are not checked")
+        return
+    for number, citation, marker in objects:
+        source_id = citation.get("source_id")
+        if isinstance(source_id, str) and source_id and source_id not in brief.registry.sources:
+            yield _at(marker, f"citation [{number}]: source_id {source_id!r} is not in {brief.registry.rel}")
+
+
+@rule("B312", "url-registry-mismatch", kind=KIND)
+@_doc(
+    "Reports a citation whose `url` does not match its source's registry `url` by scheme and host: the\n"
+    "same host or a subdomain of it (a leading `www.` on the registry host is ignored; an `https`\n"
+    "citation matches an `http` entry). With `url-match = \"domain\"` the registrable domains are\n"
+    "compared instead, for feeds whose articles live on sibling hosts (`apps.bea.gov` -> `www.bea.gov`).",
+    "A URL on another site than the source it claims is a mislabelled citation: its tier and paywall\n"
+    "policy are someone else's.",
+    _files(_brief("- The Fed held rates. [1]"), _sidecar(url="https://www.federalreserve.gov.example.com/a"), registry=True),
+    _GOOD,
+    "Correct the `source_id` or the `url`; for sibling hosts set `url-match = \"domain\"`.",
+)
+def url_registry_mismatch(brief: Brief, ctx):
+    if brief.registry is None:
+        return
+    mode = ctx.kind_options.get("url-match", "host")
+    for number, citation, marker in _objects(brief):
+        source = brief.registry.sources.get(citation.get("source_id"))
+        url = citation.get("url")
+        if source is None or not isinstance(url, str) or not url or not isinstance(source.url, str):
+            continue
+        if not url_matches(url, source.url, mode):
+            yield _at(marker, f"citation [{number}]: url {url} does not match the registry URL of {source.id} ({source.url})")
+
+
+@rule("B313", "invalid-citation-timestamp", kind=KIND)
+@_doc(
+    "Reports a citation whose `published_at` or `fetched_at` is not an ISO 8601 date or date-time,\n"
+    "or whose `fetched_at` is before its `published_at`.",
+    "Recency rules and the reader's trust depend on these dates; a document cannot have been fetched\n"
+    "before it was published.",
+    _files(_brief("- The Fed held rates. [1]"), _sidecar().replace("2026-02-11T02:15:00Z", "2026-02-09T02:15:00Z"), registry=True),
+    _GOOD,
+    "Store the timestamps as ISO 8601 (`2026-02-10T14:00:00Z`), as published and as fetched.",
+)
+def invalid_citation_timestamp(brief: Brief, ctx):
+    for number, citation, marker in _objects(brief):
+        moments = {}
+        for key in ("published_at", "fetched_at"):
+            value = citation.get(key)
+            if value is None or value == "":
+                continue  # B308 reports a missing field
+            moments[key] = parse_iso(value)
+            if moments[key] is None:
+                yield _at(marker, f"citation [{number}]: {key} {value!r} is not an ISO 8601 date-time")
+        published, fetched = moments.get("published_at"), moments.get("fetched_at")
+        if published and fetched and fetched < published:
+            yield _at(
+                marker,
+                f"citation [{number}]: fetched_at {citation['fetched_at']} is before published_at {citation['published_at']}",
+            )
+
+
+@rule("B314", "quote-span-on-paywalled-source", kind=KIND)
+@_doc(
+    "Reports a citation with a `quote_span` whose source the registry marks `paywall_policy:\n"
+    "metadata_only`.",
+    "Spec §5: paywalled full text must never be stored, extracted or fabricated; only the headline or\n"
+    "RSS snippet (`snippet_span`) may be cited.",
+    _files(
+        _brief("- Stocks fell. [1]", '[1] Financial Times. "Stocks tumble". Feb 10, 2026. https://www.ft.com/content/1 [Paywall]'),
+        _sidecar(', "quote_span": {"start": 0, "end": 9, "text": "Stocks fell"}', url="https://www.ft.com/content/1", source="ft_markets"),
+        registry=True,
+    ),
+    _files(
+        _brief("- Stocks fell. [1]", '[1] Financial Times. "Stocks tumble". Feb 10, 2026. https://www.ft.com/content/1 [Paywall]'),
+        _sidecar(', "snippet_span": {"text": "Stocks tumble"}', url="https://www.ft.com/content/1", source="ft_markets"),
+        registry=True,
+    ),
+    "Remove the `quote_span` (keep a `snippet_span`); `citations brief validate --fix` strips it.",
+)
+def quote_span_on_paywalled_source(brief: Brief, ctx):
+    if brief.registry is None:
+        return
+    for number, citation, marker in _objects(brief):
+        source = brief.registry.sources.get(citation.get("source_id"))
+        if source is not None and source.paywall_policy == "metadata_only" and citation.get("quote_span") is not None:
+            yield _at(marker, f"citation [{number}]: quote_span on {source.id}, whose paywall_policy is metadata_only")
+
+
+def _tag_rule(brief: Brief, tag: str, wants) -> list[Finding]:
+    found = []
+    if brief.registry is None:
+        return found
+    for number, citation, _ in _objects(brief):
+        source = brief.registry.sources.get(citation.get("source_id"))
+        entry = brief.entry(number)
+        if source is not None and entry is not None and entry.match is not None and wants(source) and tag not in entry.tags:
+            found.append(Finding(f"References entry [{number}] cites {source.id} and lacks the [{tag}] tag", entry.line, entry.col))
+    return found
+
+
+@rule("B315", "missing-paywall-tag", kind=KIND)
+@_doc(
+    "Reports a References entry citing a source whose registry `paywall_policy` is `metadata_only`\n"
+    "without the `[Paywall]` tag.",
+    "Spec §5 and §7.2: the reader must know a link is paywalled and that the citation rests on the\n"
+    "headline or snippet only.",
+    _files(
+        _brief("- Stocks fell. [1]", '[1] Financial Times. "Stocks tumble". Feb 10, 2026. https://www.ft.com/content/1'),
+        _sidecar(url="https://www.ft.com/content/1", source="ft_markets"), registry=True,
+    ),
+    _files(
+        _brief("- Stocks fell. [1]", '[1] Financial Times. "Stocks tumble". Feb 10, 2026. https://www.ft.com/content/1 [Paywall]'),
+        _sidecar(url="https://www.ft.com/content/1", source="ft_markets"), registry=True,
+    ),
+    "Append ` [Paywall]` to the entry.",
+)
+def missing_paywall_tag(brief: Brief, ctx):
+    yield from _tag_rule(brief, "Paywall", lambda s: s.paywall_policy == "metadata_only")
+
+
+@rule("B316", "missing-monitor-only-tag", kind=KIND)
+@_doc(
+    "Reports a References entry citing a Tier 4 source (`credibility_tier: 4` in the registry) without\n"
+    "the `[Monitor-only source]` tag.",
+    "Tier 4 sources are low-trust, kept for minority-view discovery; spec §7.2 requires the reader to\n"
+    "be told.",
+    _files(
+        _brief("- Deflation looms. [1]", '[1] Zero Hedge. "Deflation warnings". Feb 11, 2026. https://www.zerohedge.com/a'),
+        _sidecar(url="https://www.zerohedge.com/a", source="zerohedge"), registry=True,
+    ),
+    _files(
+        _brief(
+            "- Deflation looms. [1]",
+            '[1] Zero Hedge. "Deflation warnings". Feb 11, 2026. https://www.zerohedge.com/a [Monitor-only source]',
+        ),
+        _sidecar(url="https://www.zerohedge.com/a", source="zerohedge"), registry=True,
+    ),
+    "Append ` [Monitor-only source]` to the entry.",
+)
+def missing_monitor_only_tag(brief: Brief, ctx):
+    yield from _tag_rule(brief, "Monitor-only source", lambda s: s.credibility_tier == 4)
+
+
+# -- parser-reported ------------------------------------------------------------------------------------
+
+
+@rule("B318", "citation-objects-unreadable", kind=KIND, scope="engine")
+@_doc(
+    "Reports a sidecar `<brief>.citations.json` that is not strict JSON (duplicate keys, NaN, too\n"
+    'deep) or not of the shape `{"citations": {"1": {...}}}`, and an `evidence-store` that is missing,\n'
+    "outside the repository or not a store built by `citations store init`.",
+    "The brief's citations cannot be resolved at all; every marker would otherwise look unresolved,\n"
+    "or worse, pass unchecked.",
+    _files(_brief("- The Fed held rates. [1]"), '{"citations": {"1": {"id": "a"}, "1": {"id": "b"}}}\n'),
+    _files(_brief("- The Fed held rates. [1]"), _sidecar()),
+    "Write the sidecar as one JSON object mapping marker numbers to citation objects; build the store\n"
+    "with `citations store init`.",
+)
+def citation_objects_unreadable():
+    pass
+
+
+@rule("B319", "source-registry-invalid", kind=KIND, scope="engine")
+@_doc(
+    "Reports a source registry that cannot be read safely: a YAML syntax error, an anchor or alias, a\n"
+    "tag outside the core schema, a duplicate key or source id, or no `sources:` list.",
+    "Tiers and paywall policies from a registry that loaders read differently (or that can run code)\n"
+    "cannot be trusted.",
+    _files(_brief("- The Fed held rates. [1]"), _sidecar())
+    + '\n```yaml title="source_registry.yaml"\nsources:\n  - id: fed_press_releases\n    url: &u https://www.federalreserve.gov/\n```\n',
+    _GOOD,
+    "Write the registry as plain YAML: a `sources:` list of mappings with unique ids.",
+)
+def source_registry_invalid():
+    pass
