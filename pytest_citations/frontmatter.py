@@ -122,26 +122,33 @@ def parse(text: str) -> FrontMatter | None:
     if end == -1:
         problem = Problem("syntax", "front matter opened with '---' is never closed", 1, 1)
         return FrontMatter(None, [problem], start, len(text), first_line)
+    root, problems = parse_yaml(text[start:end], first_line)
+    return FrontMatter(root, problems, start, end, first_line)
+
+
+def parse_yaml(text: str, first_line: int = 1) -> tuple[Node | None, list[Problem]]:
+    """Any YAML text, read the same safe way; ``first_line`` is the file line of its first line.
+
+    The root is None when the text cannot be read; a syntax problem is then the last problem.
+    """
+    if flow_depth(text) > MAX_DEPTH:  # the parser slows sharply with depth: do not feed it
+        return None, [Problem("syntax", f"YAML nested deeper than {MAX_DEPTH} levels", first_line, 1)]
     builder = _Builder(first_line)
-    if flow_depth(text[start:end]) > MAX_DEPTH:  # the parser slows sharply with depth: do not feed it
-        return FrontMatter(None, [Problem("syntax", f"YAML nested deeper than {MAX_DEPTH} levels", first_line, 1)], start, end, first_line)
     try:
-        root = builder.build(text[start:end])
+        return builder.build(text), builder.problems
     except RecursionError:
         problem = Problem("syntax", "YAML nested too deeply", first_line, 1)
-        return FrontMatter(None, [*builder.problems, problem], start, end, first_line)
     except ReaderError as error:  # a character YAML does not allow, such as a control character
-        before = text[start : start + error.position]
+        before = text[: error.position]
         line, col = first_line + before.count("\n"), error.position - (before.rfind("\n") + 1) + 1
         problem = Problem("syntax", f"YAML does not allow the character U+{error.character:04X} ({error.reason})", line, col)
-        return FrontMatter(None, [*builder.problems, problem], start, end, first_line)
     except MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line = first_line + (mark.line if mark else 0)
         col = (mark.column + 1) if mark else 1
         message = "; ".join(str(part) for part in (error.context, error.problem) if part)
-        return FrontMatter(None, [*builder.problems, Problem("syntax", f"YAML syntax error: {message}", line, col)], start, end, first_line)
-    return FrontMatter(root, builder.problems, start, end, first_line)
+        problem = Problem("syntax", f"YAML syntax error: {message}", line, col)
+    return None, [*builder.problems, problem]
 
 
 class _Builder:

@@ -39,20 +39,11 @@ class Registry:
 
 def parse(rel: str, text: str) -> Registry:
     registry = Registry(rel)
-    builder = frontmatter._Builder(1)
-    try:
-        root = builder.build(text)
-    except RecursionError:
-        registry.problems.append("1:1: YAML nested too deeply")
-        return registry
-    except Exception as error:  # MarkedYAMLError, ReaderError: a syntax problem, reported
-        mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
-        where = f"{mark.line + 1}:{mark.column + 1}" if mark else "1:1"
-        problem = " ".join(str(getattr(error, "problem", None) or error).split())
-        registry.problems.append(f"{where}: YAML syntax error: {problem}")
-        return registry
-    for problem in builder.problems:
+    root, problems = frontmatter.parse_yaml(text)
+    for problem in problems:
         registry.problems.append(f"{problem.line}:{problem.col}: {problem.message.replace(' in front matter', '')}")
+    if root is None:
+        return registry
     values = root.value if root is not None and isinstance(root.value, dict) else None
     entries = values.get("sources") if values else None
     if entries is None or not isinstance(entries.value, list):

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-from pytest_citations import jsonlines, sources
+from pytest_citations import jsonlines, markdown_text, sources
 from pytest_citations.kinds import Reported
 from pytest_citations.rules import Finding, Option
 from pytest_citations.suppressions import markdown_directives
@@ -170,18 +170,6 @@ def looks_like_brief(text: str, claim_sections: list[str], references: str) -> b
     return _norm(references) in titles and claims >= min(2, len(claim_sections))
 
 
-def _blank(text: str) -> str:
-    return re.sub(r"[^\n]", " ", text)
-
-
-def _prose(text: str) -> str:
-    """``text`` with code spans and HTML comments blanked (same length), for finding markers."""
-    from pytest_citations.kinds.code_tuples import _CODE_SPAN, _COMMENT
-
-    text = _COMMENT.sub(lambda m: _blank(m.group()), text)
-    return _CODE_SPAN.sub(lambda m: _blank(m.group()), text)
-
-
 def _token_markers(inline) -> list[int]:
     """Marker numbers in an inline token's text, outside links, code and HTML."""
     numbers: list[int] = []
@@ -255,7 +243,7 @@ def read_brief(rel: str, text: str, options: dict[str, Any]) -> Brief:
             continue
         item = item_stack[-1][0]
         start, end = line_span(token.map[0], token.map[1])
-        prose = _prose(text[start:end])
+        prose = markdown_text.blank_inline_code_and_comments(text[start:end])
         candidates = [
             Marker(int(m.group(1)), *_line_col(line_starts, start + m.start()), start + m.start(), start + m.end())
             for m in _MARKER.finditer(prose)

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from pytest_citations import git_history, jsonlines, sources
+from pytest_citations import git_history, jsonlines, markdown_text, sources
 from pytest_citations.kinds import Reported
 from pytest_citations.rules import Finding, Option
 from pytest_citations.suppressions import markdown_directives
@@ -48,9 +48,6 @@ _BODY = re.compile(
 _NOT_IN_ID = re.compile(r"[\s()<>\"'`|*?{}\\]")
 _EXTENSION = re.compile(r"[^.]\.[A-Za-z0-9]{0,9}[A-Za-z][A-Za-z0-9]{0,9}\Z|\A\.[A-Za-z0-9_-]*[A-Za-z][A-Za-z0-9_-]*\Z")
 _LOOKS_LIKE_LINES = re.compile(r"(?:[Ll](?:ines?)?\.?)?[ \t]*[0-9]")
-_FENCE = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})")
-_CODE_SPAN = re.compile(r"(?<!`)(?P<ticks>`+)(?!`).*?(?<!`)(?P=ticks)(?!`)")
-_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 _WINDOWS_DRIVE = re.compile(r"[A-Za-z]:[/\\]")
 
 
@@ -105,44 +102,9 @@ def parse_inline(body: str, offset: int = 0) -> InlineMatch | None:
     )
 
 
-def _blank(text: str) -> str:
-    return re.sub(r"[^\n]", " ", text)
-
-
-def markdown_prose(text: str) -> str:
-    """``text`` with front matter, fenced code, code spans and HTML comments blanked out (same
-    length, newlines kept), so offsets into it are offsets into ``text``."""
-    out = _COMMENT.sub(lambda m: _blank(m.group()), text)
-    lines = out.split("\n")
-    start = 0
-    if lines and lines[0].rstrip("\r") == "---":
-        for index in range(1, len(lines)):
-            if lines[index].rstrip("\r") in ("---", "..."):
-                for blanked in range(index + 1):
-                    lines[blanked] = _blank(lines[blanked])
-                start = index + 1
-                break
-    fence: str | None = None
-    for index in range(start, len(lines)):
-        line = lines[index]
-        found = _FENCE.match(line)
-        if fence is not None:
-            if found and found.group("fence")[0] == fence[0] and len(found.group("fence")) >= len(fence) and not line[
-                found.end() :
-            ].strip():
-                fence = None
-            lines[index] = _blank(line)
-        elif found and not (found.group("fence")[0] == "`" and "`" in line[found.end() :]):
-            fence = found.group("fence")
-            lines[index] = _blank(line)
-        else:
-            lines[index] = _CODE_SPAN.sub(lambda m: _blank(m.group()), line)
-    return "\n".join(lines)
-
-
 def find_inline(text: str) -> Iterator[InlineMatch]:
     """Every inline tuple in Markdown ``text``, in order."""
-    prose = markdown_prose(text)
+    prose = markdown_text.prose(text)
     for bracket in _BRACKET.finditer(prose):
         line_start = prose.rfind("\n", 0, bracket.start()) + 1
         if prose[bracket.end() : bracket.end() + 1] == ":" and not prose[line_start : bracket.start()].strip():
