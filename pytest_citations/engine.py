@@ -260,6 +260,8 @@ class Engine:
             found.extend(self._run_rules(ctx))
             directives.extend(ctx.directives)
             source = ctx.source  # read once, whichever kind read it first
+        # Two Markdown kinds of one file read the same comments: each directive counts once.
+        directives = list({(d.line, d.col, d.action, d.codes): d for d in directives}.values())
         found, _ = suppressions.apply(found, directives)
         for directive, code in suppressions.unused(directives):
             message = f"suppression of {code} is unused: no {code} diagnostic on this " + (

@@ -90,3 +90,12 @@ def test_a_file_two_kinds_claim_is_checked_by_both(installed_plugin, repo):
     assert {kind.name for kind in engine.kinds_for(".serena/memories/cache.notes.md")} == {"memories", "notes"}
     report = engine.check([repo])
     assert [(d.line, d.code) for d in report.diagnostics] == [(3, "M207"), (5, "X901")]
+
+
+def test_a_suppression_read_by_two_kinds_counts_once(installed_plugin, repo):
+    memories = repo / ".serena" / "memories"
+    memories.mkdir(parents=True)
+    (memories / "cache.notes.md").write_text(
+        "---\ncitations: []\n---\n<!-- citations: disable-next-line X901 -- tracked -->\nTTL is one day. TODO-CITE\n"
+    )
+    assert Engine.load(repo).check([repo]).diagnostics == []
