@@ -71,6 +71,11 @@ def run(args: argparse.Namespace) -> int:
 
 # what makes one citation of a bullet invalid (§3 "verifies each citation ID resolves to ...")
 INVALIDATING = ("B302", "B306", "B307", "B308", "B309", "B311", "B312", "B313")
+# what makes a whole bullet fail §3.1's quality checks, and the action text that replaces it
+QUALITY_ACTIONS = {
+    "B320": "[Insufficient credible evidence for this claim]",
+    "B321": "[Cite official source directly for policy claims]",
+}
 MAX_REMOVED = 3
 
 
@@ -86,11 +91,17 @@ def _brief_and_diagnostics(engine, rel: str, source=None):
 
 def evaluate(brief, diagnostics, attempt: int = 1) -> dict:
     """Spec §3's report, with per-bullet reasons and §3.2's decision."""
+    from pytest_citations.kinds.briefs import ABSTAIN_MARKER
+
     positions = {(m.line, m.col): m.number for b in brief.bullets for m in b.markers}
+    bullet_at = {(b.line, b.col): (b.section, b.index) for b in brief.bullets}
     reasons: dict[int, list[str]] = {}
+    quality: dict[tuple[str, int], tuple[str, str]] = {}  # (section, index) -> (code + message, action)
     for d in diagnostics:
         if d.code in INVALIDATING and (d.line, d.col) in positions:
             reasons.setdefault(positions[(d.line, d.col)], []).append(f"{d.code} {d.message}")
+        elif d.code in QUALITY_ACTIONS and (d.line, d.col) in bullet_at:
+            quality.setdefault(bullet_at[(d.line, d.col)], (f"{d.code} {d.message}", QUALITY_ACTIONS[d.code]))
     bullets, removed, cited = [], 0, 0
     emptied = []
     for section in brief.sections.values():
@@ -98,22 +109,30 @@ def evaluate(brief, diagnostics, attempt: int = 1) -> dict:
         for bullet in section.bullets:
             numbers = list(dict.fromkeys(m.number for m in bullet.markers))
             valid = [n for n in numbers if n not in reasons]
+            failed = quality.get((section.key, bullet.index))
             if bullet.abstain:
                 status = "abstain"
-            elif valid:
+            elif valid and not failed:
                 status, cited = "cited", cited + 1
             else:
                 status, removed = "removed", removed + 1
             kept += status != "removed"
+            if status != "removed":
+                reason = None
+            elif not numbers:
+                reason = "bullet has no citation marker"
+            elif not valid:
+                reason = "no citation of the bullet resolves"
+            else:
+                reason = failed[0]
             bullets.append({
                 "section": section.key,
                 "index": bullet.index,
                 "line": bullet.line,
                 "status": status,
                 "citations": [{"marker": n, "valid": n not in reasons, "reasons": reasons.get(n, [])} for n in numbers],
-                "reason": None if status != "removed" else (
-                    "bullet has no citation marker" if not numbers else "no citation of the bullet resolves"
-                ),
+                "reason": reason,
+                "replacement": None if status != "removed" else (failed[1] if failed and valid else ABSTAIN_MARKER),
             })
         if kept == 0:
             emptied.append(section.title)
@@ -144,6 +163,7 @@ def fix_edits(brief, text: str, report: dict) -> list:
 
     invalid = {(b["section"], b["index"]): {c["marker"] for c in b["citations"] if not c["valid"]} for b in report["bullets"]}
     statuses = {(b["section"], b["index"]): b["status"] for b in report["bullets"]}
+    replacements = {(b["section"], b["index"]): b.get("replacement") or ABSTAIN_MARKER for b in report["bullets"]}
     edits = []
     for bullet in brief.bullets:
         key = (bullet.section, bullet.index)
@@ -152,7 +172,7 @@ def fix_edits(brief, text: str, report: dict) -> list:
             end = bullet.end
             body = text[start:end]
             trailing = len(body) - len(body.rstrip())
-            edits.append(Edit(start, end - trailing, ABSTAIN_MARKER))
+            edits.append(Edit(start, end - trailing, replacements[key]))
             continue
         for marker in bullet.markers:
             if marker.number in invalid[key]:
@@ -162,18 +182,24 @@ def fix_edits(brief, text: str, report: dict) -> list:
 
 
 def _strip_paywalled_quotes(engine, brief) -> bool:
-    """Strip quote_span from sidecar citations of metadata_only sources; True when written."""
+    """Strip quote_span, and full text under any other field (B324), from sidecar citations of
+    metadata_only sources; True when written."""
     import json
 
     from pytest_citations import fix as fix_module
     from pytest_citations import sources
+    from pytest_citations.rules.brief_quality import FULL_TEXT_FIELDS, paywalled_full_text_fields
+
+    names = engine.config.rule_options.get("B324", {}).get("fields", FULL_TEXT_FIELDS)
 
     if brief.registry is None or brief.citation_source is None or brief.citation_source.startswith("evidence store"):
         return False
     changed = False
     for citation in (brief.citations or {}).values():
         source = brief.registry.sources.get(citation.get("source_id"))
-        if source is not None and source.paywall_policy == "metadata_only" and "quote_span" in citation:
+        if source is not None and source.paywall_policy == "metadata_only" and (
+            "quote_span" in citation or paywalled_full_text_fields(citation, names)
+        ):
             changed = True
     if not changed:
         return False
@@ -185,6 +211,8 @@ def _strip_paywalled_quotes(engine, brief) -> bool:
         source = brief.registry.sources.get(citation.get("source_id")) if isinstance(citation, dict) else None
         if source is not None and source.paywall_policy == "metadata_only":
             citation.pop("quote_span", None)
+            for name in paywalled_full_text_fields(citation, names):
+                citation.pop(name)
     text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     fix_module.write_atomic(original, sources.with_text(original, text).raw)
     return True
@@ -204,8 +232,16 @@ def abstain_report(brief, report: dict, date: str) -> str:
     if not summary:
         lines.append("- [Insufficient evidence to assess this claim]")
     lines += ["", "## Why Insufficient", ""]
-    if report["removed_bullets"]:
-        lines.append(f"- {report['removed_bullets']} claim bullet(s) had no citation that resolves to stored evidence")
+    reasons = [b["reason"] or "" for b in report["bullets"] if b["status"] == "removed"]
+    unresolved = sum(1 for r in reasons if not r.startswith(tuple(QUALITY_ACTIONS)))
+    if unresolved:
+        lines.append(f"- {unresolved} claim bullet(s) had no citation that resolves to stored evidence")
+    numeric = sum(1 for r in reasons if r.startswith("B320"))
+    if numeric:
+        lines.append(f"- {numeric} numeric or time claim(s) had neither a Tier 1-2 source nor two independent sources")
+    policy = sum(1 for r in reasons if r.startswith("B321"))
+    if policy:
+        lines.append(f"- {policy} policy claim(s) did not cite the official (Tier 1) source in the evidence pack")
     for title in report["empty_sections"]:
         lines.append(f"- No citeable evidence for the section \"{title}\"")
     if not report["removed_bullets"] and not report["empty_sections"]:

@@ -137,6 +137,11 @@ class Brief:
     registry_rel: str | None = None
     line: int = 1
     memo: dict[Any, Any] = field(default_factory=dict, repr=False)
+    sidecar: dict[str, Any] | None = None  # the whole sidecar object, when one was read
+    pack: dict[str, Any] | None = None  # the evidence pack of §4.4 (sidecar ``evidence_pack`` or store)
+    pack_source: str | None = None
+    bullet_tags: dict[tuple[str, int], list[str]] | None = None  # (section, index) -> topic tags (§8 mapping)
+    abstaining: bool = False  # §3.2's abstaining report, not a synthesis
 
     @property
     def bullets(self) -> list[Bullet]:
@@ -164,10 +169,21 @@ def is_abstain(text: str, prefixes: list[str]) -> bool:
     return any(inner.startswith(prefix.casefold()) for prefix in prefixes)
 
 
+ABSTAIN_STATUS = "Synthesis Status: Insufficient Evidence"
+ABSTAIN_SECTIONS = ["Available Evidence Summary", "Why Insufficient"]
+
+
 def looks_like_brief(text: str, claim_sections: list[str], references: str) -> bool:
     titles = {_norm(m.group("text")) for m in _HEADING.finditer(text)}
     claims = sum(1 for name in claim_sections if _norm(name) in titles)
+    if _norm(ABSTAIN_STATUS) in titles and claims == 0:
+        return True  # §3.2's abstaining report: B335 checks its sections
     return _norm(references) in titles and claims >= min(2, len(claim_sections))
+
+
+def headings(text: str) -> list[tuple[str, int]]:
+    """(normalized heading text, 1-based line) of every ATX heading (fences not considered)."""
+    return [(_norm(m.group("text")), text.count("\n", 0, m.start()) + 1) for m in _HEADING.finditer(text)]
 
 
 def _token_markers(inline) -> list[int]:
@@ -322,7 +338,25 @@ def _load_sidecar(ctx, brief: Brief) -> Iterator[Reported]:
             yield Reported("B318", Finding(f"sidecar {candidate}: citations[{bad[0]!r}] must map a marker number to a citation object"))
         brief.citations = {str(int(k)): v for k, v in citations.items() if k.isdigit() and k.isascii() and isinstance(v, dict)}
         brief.citation_source = candidate
+        brief.sidecar = data
+        if isinstance(data.get("evidence_pack"), dict):
+            brief.pack, brief.pack_source = data["evidence_pack"], candidate
+        brief.bullet_tags = _sidecar_bullet_tags(data.get("bullets"))
         return
+
+
+def _sidecar_bullet_tags(bullets: Any) -> dict[tuple[str, int], list[str]] | None:
+    """Topic tags of §8's bullet mapping: ``{"prevailing": [{"citations": [...], "tags": [...]}]}``."""
+    if not isinstance(bullets, dict):
+        return None
+    found: dict[tuple[str, int], list[str]] = {}
+    for section, items in bullets.items():
+        if not isinstance(items, list):
+            continue
+        for index, item in enumerate(items):
+            if isinstance(item, dict) and isinstance(item.get("tags"), list):
+                found[(section, index)] = [t for t in item["tags"] if isinstance(t, str)]
+    return found or None
 
 
 def _load_store(ctx, brief: Brief) -> Iterator[Reported]:
@@ -347,6 +381,87 @@ def _load_store(ctx, brief: Brief) -> Iterator[Reported]:
         if stored is not None:
             brief.citations = stored
             brief.citation_source = f"evidence store {rel}"
+    if brief.pack is None:
+        pack = store_pack(store, brief.rel)
+        if pack is not None:
+            brief.pack, brief.pack_source = pack, f"evidence store {rel}"
+    if brief.bullet_tags is None:
+        brief.bullet_tags = store_bullet_tags(store, brief.rel)
+
+
+def _query(store, sql: str, params: tuple) -> list[dict[str, Any]] | None:
+    import sqlite3
+
+    try:
+        cursor = store.connection.execute(sql, params)
+    except sqlite3.Error:  # a table or column this store does not have
+        return None
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
+def store_pack(store, brief_rel: str) -> dict[str, Any] | None:
+    """The §4.4 pack of the synthesis stored for ``brief_rel`` (chunks dated by their document)."""
+    rows = _query(
+        store,
+        "SELECT p.* FROM syntheses s JOIN evidence_packs p ON p.pack_id = s.pack_id WHERE s.brief_path = ?",
+        (brief_rel,),
+    )
+    if not rows:
+        return None
+    head = rows[0]
+    chunks = _query(
+        store,
+        "SELECT e.chunk_id, e.source_id, e.score, e.credibility_tier, d.published_at FROM evidence_pack_chunks e "
+        "LEFT JOIN chunks c ON c.id = e.chunk_id LEFT JOIN documents d ON d.id = c.doc_id "
+        "WHERE e.pack_id = ? ORDER BY e.rowid",
+        (head["pack_id"],),
+    ) or []
+    stats = {k: head[k] for k in ("unique_publishers", "tier_1_pct", "tier_2_pct", "tier_3_pct", "tier_4_pct", "max_publisher_pct")
+             if head.get(k) is not None}
+    pack = {"pack_id": head["pack_id"], "query": head.get("query"), "generated_at": head.get("generated_at"),
+            "chunks": [{k: v for k, v in c.items() if v is not None} for c in chunks]}
+    if stats:
+        pack["diversity_stats"] = stats
+    return pack
+
+
+def store_bullet_tags(store, brief_rel: str) -> dict[tuple[str, int], list[str]] | None:
+    """Topic tags from a ``tags`` column (a JSON array) of ``synthesis_bullets``, when the store has one."""
+    import json
+
+    rows = _query(
+        store,
+        "SELECT b.section, b.bullet_index, b.tags FROM synthesis_bullets b JOIN syntheses s ON s.id = b.synthesis_id "
+        "WHERE s.brief_path = ?",
+        (brief_rel,),
+    )
+    found: dict[tuple[str, int], list[str]] = {}
+    for row in rows or ():
+        try:
+            tags = json.loads(row["tags"]) if isinstance(row["tags"], str) else None
+        except ValueError:
+            tags = None
+        if isinstance(tags, list):
+            found[(row["section"], row["bullet_index"])] = [t for t in tags if isinstance(t, str)]
+    return found or None
+
+
+def chunk_text(brief: Brief, chunk_id: Any, doc_id: Any) -> tuple[str, str] | None:
+    """(text, what it is) of the stored chunk, else of the stored document: the store first, then
+    the sidecar's ``chunks`` / ``documents`` maps (``{"chunk_1": {"text": "..."}}``)."""
+    if brief.store is not None and isinstance(chunk_id, str):
+        rows = _query(brief.store, "SELECT text FROM chunks WHERE id = ?", (chunk_id,))
+        if rows and isinstance(rows[0]["text"], str):
+            return rows[0]["text"], f"chunk {chunk_id}"
+    sidecar = brief.sidecar or {}
+    for table, key in (("chunks", chunk_id), ("documents", doc_id)):
+        mapping = sidecar.get(table)
+        item = mapping.get(key) if isinstance(mapping, dict) and isinstance(key, str) else None
+        text = item.get("text") if isinstance(item, dict) else item
+        if isinstance(text, str):
+            return text, f"{table[:-1]} {key}"
+    return None
 
 
 def _load_registry(ctx, brief: Brief) -> Iterator[Reported]:
@@ -379,6 +494,18 @@ def _load_registry(ctx, brief: Brief) -> Iterator[Reported]:
     brief.registry = found
 
 
+def abstain_sections(text: str) -> dict[str, tuple[int, bool]]:
+    """Each heading of an abstaining report: (its line, whether any text follows before the next)."""
+    lines = text.split("\n")
+    found = headings(text)
+    sections: dict[str, tuple[int, bool]] = {}
+    for index, (title, line) in enumerate(found):
+        end = found[index + 1][1] - 1 if index + 1 < len(found) else len(lines)
+        body = "\n".join(lines[line:end])
+        sections.setdefault(title, (line, bool(body.strip())))
+    return sections
+
+
 class Briefs:
     name = "briefs"
     description = "Markdown synthesis briefs whose claim bullets cite stored evidence"
@@ -390,6 +517,9 @@ class Briefs:
         "abstain-prefixes": Option(list, ABSTAIN_PREFIXES, "a bullet that is one bracketed phrase starting so is an abstain marker", items=str),
         "registry": Option(str, "source_registry.yaml", "the source registry, relative to the repository root"),
         "url-match": Option(str, "host", "how a citation URL matches its registry entry", choices=("host", "domain")),
+        "source-hosts": Option(
+            list, [], "\"source_id = host\": a host a source's articles live on besides its registry URL's", items=str,
+        ),
         "evidence-store": Option(str, "", "the SQLite evidence store, relative to the repository root (empty: none)"),
     }
 
@@ -404,6 +534,10 @@ class Briefs:
         if not looks_like_brief(text, options["claim-sections"], options["references-heading"]):
             return
         brief = read_brief(ctx.rel, text, options)
+        titles = [title for title, _ in headings(text)]
+        brief.abstaining = _norm(ABSTAIN_STATUS) in titles and not brief.sections
+        if brief.abstaining:
+            brief.memo["abstain_sections"] = abstain_sections(text)
         yield from _load_sidecar(ctx, brief)
         yield from _load_store(ctx, brief)
         yield from _load_registry(ctx, brief)

@@ -155,7 +155,8 @@ def marker_without_reference(brief: Brief, ctx):
 
 @rule("B303", "unused-reference", kind=KIND)
 @_doc(
-    "Reports a References entry that no claim bullet cites.",
+    "Reports a References entry that no claim bullet cites (except in §3.2's abstaining report, whose\n"
+    "References list the sources that could not support a synthesis).",
     "A reference nothing cites pads the brief with sources that support none of its claims, and\n"
     "usually means a bullet lost its marker.",
     _files(
@@ -166,6 +167,8 @@ def marker_without_reference(brief: Brief, ctx):
     "Cite the entry where it supports a claim, or remove it.",
 )
 def unused_reference(brief: Brief, ctx):
+    if brief.abstaining:
+        return  # §3.2: an abstaining report lists the sources that could not support a synthesis
     cited = set(brief.cited_numbers())
     for entry in brief.entries:
         if entry.number not in cited:
@@ -254,6 +257,8 @@ def marker_swallowed_by_link(brief: Brief, ctx):
     "`[Insufficient evidence to represent minority views on this topic]`.",
 )
 def empty_claim_section(brief: Brief, ctx):
+    if brief.abstaining:
+        return  # §3.2's abstaining report has no claim sections; B335 checks its own
     for section in brief.sections.values():
         if not section.bullets:
             yield Finding(f"claim section '{section.title}' has no bullets", section.line, 1)
@@ -386,18 +391,26 @@ def unknown_source_id(brief: Brief, ctx):
     "policy are someone else's.",
     _files(_brief("- The Fed held rates. [1]"), _sidecar(url="https://www.federalreserve.gov.example.com/a"), registry=True),
     _GOOD,
-    "Correct the `source_id` or the `url`; for sibling hosts set `url-match = \"domain\"`.",
+    "Correct the `source_id` or the `url`; for sibling hosts set `url-match = \"domain\"`; for a\n"
+    "registry that names a feed on another site (`reutersagency.com` for articles on `reuters.com`) add\n"
+    "the articles' host with `source-hosts = [\"reuters_business = reuters.com\"]`.",
 )
 def url_registry_mismatch(brief: Brief, ctx):
     if brief.registry is None:
         return
     mode = ctx.kind_options.get("url-match", "host")
+    extra: dict[str, list[str]] = {}
+    for item in ctx.kind_options.get("source-hosts", []):
+        source_id, _, host = item.partition("=")
+        extra.setdefault(source_id.strip(), []).append(host.strip())
     for number, citation, marker in _objects(brief):
         source = brief.registry.sources.get(citation.get("source_id"))
         url = citation.get("url")
         if source is None or not isinstance(url, str) or not url or not isinstance(source.url, str):
             continue
-        if not url_matches(url, source.url, mode):
+        if not url_matches(url, source.url, mode) and not any(
+            url_matches(url, f"http://{host}/", mode) for host in extra.get(source.id, ())
+        ):
             yield _at(marker, f"citation [{number}]: url {url} does not match the registry URL of {source.id} ({source.url})")
 
 

@@ -1,0 +1,194 @@
+"""Which citations of a research run its synthesis uses (citations-jsonl-v1.md: utilization).
+
+A research run is a folder holding ``citations/citations.jsonl``. Its synthesis is every file the
+``synthesis`` kind claims (by default ``synthesis.md``, ``synthesis/*.md`` and ``summaries/*.md``)
+whose nearest enclosing run folder it is. In the synthesis's prose (code and HTML comments are
+skipped) every ``http(s)`` URL and every ``cid_<64 hex>`` is a cited reference. A URL is matched to
+a record when its normalized form (under the url-citations kind's ``url-profile``) equals the
+record's ``normalized_url`` or the normalized form of its ``url`` or ``url_original``; a cid is
+matched to the record's ``cid``. A reference that matches no record is a phantom citation (U114).
+
+This module computes; the U114-U116 rules (``rules/synthesis.py``) and ``citations report
+utilization`` (``report_cli.py``) only present.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from pytest_citations import jsonlines, markdown_text, sources
+from pytest_citations.urls import NotAbsoluteURL, normalize_url
+
+CITATIONS_FILE = "citations/citations.jsonl"
+DEFAULT_SYNTHESIS = ("synthesis.md", "synthesis/*.md", "summaries/*.md")
+_URL = re.compile(r"https?://[^\s<>\"`\[\]{}|\\^]+", re.I)
+_CID = re.compile(r"(?<![0-9A-Za-z_])cid_[0-9a-f]{64}(?![0-9A-Za-z_])")
+_TRAILING = ".,;:!?*_'\""
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """One record of a run's ``citations.jsonl`` (lines that are not objects are left out)."""
+
+    line: int
+    data: dict[str, Any]
+
+    @property
+    def cid(self) -> str | None:
+        value = self.data.get("cid")
+        return value if isinstance(value, str) else None
+
+    @property
+    def status(self) -> str | None:
+        value = self.data.get("status")
+        return value if isinstance(value, str) else None
+
+    @property
+    def url(self) -> str | None:
+        for key in ("url", "normalized_url", "url_original"):
+            if isinstance(self.data.get(key), str):
+                return self.data[key]
+        return None
+
+
+@dataclass
+class RunIndex:
+    """The records of one run, looked up by normalized URL and by cid."""
+
+    run: str  # repo-relative run folder ("." for the root)
+    citations: str  # repo-relative path of its citations.jsonl
+    records: list[RunRecord] = field(default_factory=list)
+    by_url: dict[str, RunRecord] = field(default_factory=dict)
+    by_cid: dict[str, RunRecord] = field(default_factory=dict)
+
+    def lookup(self, ref: CitedRef) -> RunRecord | None:
+        if ref.cid is not None:
+            return self.by_cid.get(ref.cid)
+        return self.by_url.get(ref.normalized) if ref.normalized is not None else None
+
+
+@dataclass(frozen=True)
+class CitedRef:
+    """A URL or cid cited in a synthesis file, at a 1-based line and column."""
+
+    line: int
+    col: int
+    text: str
+    normalized: str | None = None  # for a URL: its normalized form (None when not absolute)
+    cid: str | None = None  # for a cid mention
+
+    @property
+    def key(self) -> str:
+        return self.cid or self.normalized or self.text
+
+
+def _trim(url: str) -> str:
+    """A URL found in prose without the punctuation that ends the sentence or closes a link."""
+    while url:
+        last = url[-1]
+        if last in _TRAILING or (last == ")" and url.count(")") > url.count("(")):
+            url = url[:-1]
+        else:
+            break
+    return url
+
+
+def cited_references(text: str, profile: str = "spec") -> list[CitedRef]:
+    """Every URL and cid in the prose of a Markdown text, in source order."""
+    visible = markdown_text.prose(text)
+    found: list[CitedRef] = []
+    for number, line in enumerate(visible.split("\n"), start=1):
+        if "http" not in line.lower() and "cid_" not in line:
+            continue
+        for match in _URL.finditer(line):
+            url = _trim(match.group())
+            if len(url) <= len("https://"):
+                continue
+            try:
+                normalized = normalize_url(url, profile)
+            except NotAbsoluteURL:
+                normalized = None
+            found.append(CitedRef(number, match.start() + 1, url, normalized=normalized))
+        for match in _CID.finditer(line):
+            found.append(CitedRef(number, match.start() + 1, match.group(), cid=match.group()))
+    found.sort(key=lambda ref: (ref.line, ref.col))
+    return found
+
+
+def _normalized(value: Any, profile: str) -> str | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return normalize_url(value, profile)
+    except NotAbsoluteURL:
+        return None
+
+
+def load_run(root: Path, run: str, max_size: int, profile: str = "spec") -> RunIndex:
+    """The records of the run folder ``run`` (repo-relative); broken lines are skipped (the
+    citations file reports them itself). Raises :class:`sources.SourceError` when unreadable."""
+    citations = CITATIONS_FILE if run == "." else f"{run}/{CITATIONS_FILE}"
+    index = RunIndex(run, citations)
+    for line in sources.iter_lines(root, citations, max_size):
+        if not line.text.strip():
+            continue
+        try:
+            data = jsonlines.loads(line.text)
+        except (ValueError, RecursionError):
+            continue
+        if not isinstance(data, dict):
+            continue
+        record = RunRecord(line.number, data)
+        index.records.append(record)
+        keys = {data.get("normalized_url") if isinstance(data.get("normalized_url"), str) else None}
+        keys.add(_normalized(data.get("url"), profile))
+        keys.add(_normalized(data.get("url_original"), profile))
+        for key in keys - {None}:
+            index.by_url.setdefault(key, record)
+        if record.cid is not None:
+            index.by_cid.setdefault(record.cid, record)
+    return index
+
+
+def run_folder(root: Path, rel: str) -> str | None:
+    """The nearest folder above ``rel`` (repo-relative) that holds ``citations/citations.jsonl``."""
+    folder = PurePosixPath(rel).parent
+    while True:
+        candidate = root / folder / CITATIONS_FILE
+        if candidate.is_file():
+            try:
+                sources.resolve_inside(root, candidate)
+            except sources.SourceError:
+                return None
+            return folder.as_posix()
+        if folder == PurePosixPath(".") or folder == folder.parent:
+            return None
+        folder = folder.parent
+
+
+def shared_run(engine, rel: str) -> RunIndex | None:
+    """The run index of the synthesis file ``rel``, read once per engine run; None when ``rel``
+    belongs to no run or its citations file cannot be read."""
+    root = engine.config.root
+    folders = engine.shared.setdefault("synthesis.folders", {})
+    parent = PurePosixPath(rel).parent.as_posix()
+    if parent not in folders:
+        folders[parent] = run_folder(root, rel)
+    run = folders[parent]
+    if run is None:
+        return None
+    runs = engine.shared.setdefault("synthesis.runs", {})
+    if run not in runs:
+        try:
+            runs[run] = load_run(root, run, engine.config.max_file_size, url_profile(engine))
+        except sources.SourceError:
+            runs[run] = None
+    return runs[run]
+
+
+def url_profile(engine) -> str:
+    kinds = engine.config.kinds
+    return kinds["url-citations"].options.get("url-profile", "spec") if "url-citations" in kinds else "spec"

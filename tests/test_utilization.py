@@ -1,0 +1,160 @@
+"""Utilization of a research run's citations by its synthesis, and phantom citations (U114-U116)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+
+from conftest import PROJECT
+from pytest_citations.cli import main
+from pytest_citations.engine import Engine
+from pytest_citations.urls import cid_for
+from pytest_citations.utilization import cited_references
+
+NAME = "research-run-utilization"
+RUN = "runs/2026-03-01-heat-pumps"
+DIAGNOSTIC_LINE = re.compile(r"^(?P<path>\S+):(?P<line>\d+):(?P<col>\d+): (?P<code>[A-Z]\d{3}) (?:\[\*\] )?(?P<message>.*)$")
+CITATIONS = f"{RUN}/citations/citations.jsonl"
+PHANTOM = (
+    f"{RUN}/synthesis.md", 6, 31, "U114",
+    f"`https://www.heatpumpnews.example.com/europe-2024` is cited but has no record in {CITATIONS} (phantom citation)",
+)
+INVALID = (
+    f"{RUN}/synthesis.md", 8, 58, "U115",
+    f"`https://dead.example.org/heat-pump-study` is cited but its record ({CITATIONS}:3) has status 'invalid'",
+)
+
+
+def _copy(tmp_path):
+    shutil.copytree(PROJECT / "fixtures" / NAME, tmp_path / NAME)
+    return tmp_path / NAME
+
+
+def test_engine_finds_the_phantom_and_the_invalid_citation(tmp_path):
+    root = _copy(tmp_path)
+    found = {(d.path, d.line, d.col, d.code, d.message) for d in Engine.load(root).check([root]).diagnostics}
+    assert found == {PHANTOM, INVALID}
+
+
+def test_report_utilization_json(tmp_path, capsys):
+    root = _copy(tmp_path)
+    assert main(["report", "utilization", str(root / RUN), "--format", "json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    iea = "https://www.iea.org/reports/the-future-of-heat-pumps"
+    assert data["run"] == RUN
+    assert data["synthesis_files"] == [f"{RUN}/synthesis.md", f"{RUN}/summaries/executive.md"]
+    assert (data["records"], data["valid_records"], data["valid_cited"], data["utilization"]) == (4, 2, 1, 0.5)
+    assert [(e["url"], e["status"], e["phantom"], e["cited_at"]) for e in data["cited"]] == [
+        (iea, "valid", False, [f"{RUN}/synthesis.md:4:8", f"{RUN}/summaries/executive.md:4:4"]),
+        ("https://www.heatpumpnews.example.com/europe-2024", None, True, [f"{RUN}/synthesis.md:6:31"]),
+        ("https://dead.example.org/heat-pump-study", "invalid", False, [f"{RUN}/synthesis.md:8:58"]),
+    ]
+    assert data["cited"][0]["cid"] == cid_for(iea)
+    assert data["unused_valid"] == [
+        {"record_line": 2, "cid": cid_for("https://www.ehpa.org/market-data"), "url": "https://www.ehpa.org/market-data"}
+    ]
+    assert [e["url"] for e in data["phantom"]] == ["https://www.heatpumpnews.example.com/europe-2024"]
+    assert [e["status"] for e in data["cited_not_valid"]] == ["invalid"]
+    assert {(d["path"], d["line"], d["col"], d["code"], d["message"]) for d in data["diagnostics"]} == {PHANTOM, INVALID}
+
+
+def test_report_utilization_text(tmp_path, capsys):
+    root = _copy(tmp_path)
+    assert main(["report", "utilization", str(root / RUN)]) == 1
+    out = capsys.readouterr().out
+    assert "utilization: 1 of 2 valid citations cited (50%)\n" in out
+    assert "  PHANTOM (no record)  https://www.heatpumpnews.example.com/europe-2024  [" in out
+    assert f"  {CITATIONS}:2  https://www.ehpa.org/market-data\n" in out
+    assert out.endswith("1 phantom, 1 cited but not valid; 2 errors, 0 warnings\n")
+
+
+def test_report_usage_errors(tmp_path, capsys):
+    assert main(["report", "utilization", str(tmp_path / "missing")]) == 2
+    assert "no such folder" in capsys.readouterr().err
+    (tmp_path / "empty").mkdir()
+    assert main(["report", "utilization", str(tmp_path / "empty")]) == 2
+    assert "citations/citations.jsonl" in capsys.readouterr().err
+    assert main(["report"]) == 2
+
+
+def test_front_ends_agree(pytester, capsys):
+    root = _copy(pytester.path)
+    expected = {(f"{NAME}/{d.path}", d.line, d.col, d.code, d.message) for d in Engine.load(root).check([root]).diagnostics}
+    assert len(expected) == 2
+
+    assert main(["check", str(root), "--format", "json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert {(f"{NAME}/{d['path']}", d["line"], d["col"], d["code"], d["message"]) for d in data["diagnostics"]} == expected
+
+    command = [sys.executable, "-m", "pytest_citations", "check", NAME, "--format", "json"]
+    completed = subprocess.run(command, cwd=pytester.path, capture_output=True, text=True)
+    assert completed.returncode == 1, completed.stderr
+    data = json.loads(completed.stdout)
+    assert {(f"{NAME}/{d['path']}", d["line"], d["col"], d["code"], d["message"]) for d in data["diagnostics"]} == expected
+
+    result = pytester.runpytest("--citations", f"--rootdir={pytester.path}", NAME)
+    from_pytest = {
+        (m["path"], int(m["line"]), int(m["col"]), m["code"], m["message"]) for m in map(DIAGNOSTIC_LINE.match, result.outlines) if m
+    }
+    assert from_pytest == expected
+    # citations.jsonl and the executive summary pass; synthesis.md fails on U114 and U115
+    result.assert_outcomes(passed=2, failed=1)
+
+
+def test_statuses_are_configurable_and_warnings_do_not_fail(tmp_path, capsys):
+    root = _copy(tmp_path)
+    (root / "pyproject.toml").write_text(
+        '[tool.citations]\nrules.U115.statuses = []\nrules.U116.statuses = ["invalid", "paywalled"]\n', encoding="utf-8"
+    )
+    found = [(d.code, d.severity.value, d.line) for d in Engine.load(root).check([root]).diagnostics]
+    assert found == [("U114", "error", 6), ("U116", "warning", 8)]
+    (root / "pyproject.toml").write_text('[tool.citations]\nignore = ["U114"]\nrules.U115.statuses = []\n', encoding="utf-8")
+    assert main(["report", "utilization", str(root / RUN), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["diagnostics"] == []
+
+
+def test_synthesis_files_are_configurable(tmp_path):
+    root = _copy(tmp_path)
+    (root / RUN / "final.md").write_text("See https://nowhere.example.net/x.\n", encoding="utf-8")
+    (root / "pyproject.toml").write_text('[tool.citations.kinds.synthesis]\ninclude = ["**/final.md"]\n', encoding="utf-8")
+    found = [(d.path, d.code, d.message) for d in Engine.load(root).check([root]).diagnostics]
+    assert found == [
+        (f"{RUN}/final.md", "U114", f"`https://nowhere.example.net/x` is cited but has no record in {CITATIONS} (phantom citation)")
+    ]
+
+
+def test_a_synthesis_outside_a_run_is_not_checked(tmp_path):
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "synthesis.md").write_text("See https://nowhere.example.net/x.\n", encoding="utf-8")
+    assert Engine.load(tmp_path).check([tmp_path]).diagnostics == []
+
+
+def test_cited_references_in_prose_only():
+    cid = "cid_" + "a" * 64
+    text = (
+        "---\nurl: https://front.example/x\n---\n"
+        "A [link](https://a.example/p_(x)) and https://b.example/q, then (https://c.example/r).\n"
+        "```\nhttps://fenced.example/\n```\n"
+        f"`https://span.example/` <!-- https://comment.example/ --> {cid}. x{cid}\n"
+        "http:// alone, <https://d.example/s?b=2&a=1#frag>\n"
+    )
+    refs = [(r.line, r.col, r.text, r.normalized, r.cid) for r in cited_references(text)]
+    assert refs == [
+        (4, 10, "https://a.example/p_(x)", "https://a.example/p_(x)", None),
+        (4, 39, "https://b.example/q", "https://b.example/q", None),
+        (4, 66, "https://c.example/r", "https://c.example/r", None),
+        (8, 59, cid, None, cid),
+        (9, 17, "https://d.example/s?b=2&a=1#frag", "https://d.example/s?a=1&b=2", None),
+    ]
+
+
+def test_docs_show_the_fixture_report(tmp_path, capsys, monkeypatch):
+    root = _copy(tmp_path)
+    monkeypatch.chdir(root)
+    assert main(["report", "utilization", RUN]) == 1
+    out = capsys.readouterr().out
+    doc = (PROJECT / "docs" / "utilization.md").read_text(encoding="utf-8")
+    assert f"$ citations report utilization {RUN}\n{out}```" in doc
