@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 
 from conftest import PROJECT
+from frontends import assert_front_ends_agree
 from pytest_citations import registry
 from pytest_citations.cli import main
 from pytest_citations.engine import Engine
@@ -105,20 +104,9 @@ def test_store_cli_init_and_import(tmp_path, capsys):
 
 
 def test_front_ends_agree(pytester, capsys):
-    shutil.copytree(BRIEF_REPO, pytester.path / "brief-repo")
-    root = pytester.path / "brief-repo"
-    expected = {(f"brief-repo/{p}", line, col, code, msg) for p, line, col, code, msg in EXPECTED}
-    assert main(["check", str(root), "--format", "json"]) == 1
-    data = json.loads(capsys.readouterr().out)
-    assert {(f"brief-repo/{d['path']}", d["line"], d["col"], d["code"], d["message"]) for d in data["diagnostics"]} == expected
-    completed = subprocess.run(
-        [sys.executable, "-m", "pytest_citations", "check", "brief-repo", "--format", "json"],
-        cwd=pytester.path, capture_output=True, text=True,
-    )
-    assert completed.returncode == 1, completed.stderr
-    data = json.loads(completed.stdout)
-    assert {(f"brief-repo/{d['path']}", d["line"], d["col"], d["code"], d["message"]) for d in data["diagnostics"]} == expected
-    result = pytester.runpytest("--citations", f"--rootdir={pytester.path}", "brief-repo")
+    expected, (from_pytest, result) = assert_front_ends_agree(pytester, capsys, "brief-repo", len(EXPECTED))
+    assert expected == {(f"brief-repo/{p}", line, col, code, msg) for p, line, col, code, msg in EXPECTED}
+    assert from_pytest == expected
     result.assert_outcomes(passed=1, failed=1)
 
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
-import sys
 
 from conftest import PROJECT
+from frontends import assert_front_ends_agree
 from pytest_citations.cli import main
 from pytest_citations.engine import Engine
 from pytest_citations.urls import cid_for
@@ -81,24 +80,7 @@ def test_report_usage_errors(tmp_path, capsys):
 
 
 def test_front_ends_agree(pytester, capsys):
-    root = _copy(pytester.path)
-    expected = {(f"{NAME}/{d.path}", d.line, d.col, d.code, d.message) for d in Engine.load(root).check([root]).diagnostics}
-    assert len(expected) == 2
-
-    assert main(["check", str(root), "--format", "json"]) == 1
-    data = json.loads(capsys.readouterr().out)
-    assert {(f"{NAME}/{d['path']}", d["line"], d["col"], d["code"], d["message"]) for d in data["diagnostics"]} == expected
-
-    command = [sys.executable, "-m", "pytest_citations", "check", NAME, "--format", "json"]
-    completed = subprocess.run(command, cwd=pytester.path, capture_output=True, text=True)
-    assert completed.returncode == 1, completed.stderr
-    data = json.loads(completed.stdout)
-    assert {(f"{NAME}/{d['path']}", d["line"], d["col"], d["code"], d["message"]) for d in data["diagnostics"]} == expected
-
-    result = pytester.runpytest("--citations", f"--rootdir={pytester.path}", NAME)
-    from_pytest = {
-        (m["path"], int(m["line"]), int(m["col"]), m["code"], m["message"]) for m in map(DIAGNOSTIC_LINE.match, result.outlines) if m
-    }
+    expected, (from_pytest, result) = assert_front_ends_agree(pytester, capsys, NAME, 2)
     assert from_pytest == expected
     # citations.jsonl and the executive summary pass; synthesis.md fails on U114 and U115
     result.assert_outcomes(passed=2, failed=1)
