@@ -29,12 +29,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"pytest-citations {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    check = commands.add_parser("check", help="check citation artifacts under PATHS (default: the current folder)")
-    check.add_argument("paths", nargs="*", type=Path, metavar="PATHS")
+    check = commands.add_parser(
+        "check",
+        help="check citation artifacts under PATHS (default: the current folder)",
+        epilog="exit status: 0 no errors (warnings allowed), 1 errors found, 2 usage or settings error",
+    )
+    check.add_argument("paths", nargs="*", type=Path, metavar="PATHS", help="files or folders to check")
     check.add_argument("--format", choices=FORMATS, help="output format (default: text; github under GitHub Actions)")
     check.add_argument("--output-file", type=Path, metavar="FILE", help="write the report to FILE instead of standard output")
-    check.add_argument("--select", type=_codes, metavar="CODES", help="comma-separated codes or prefixes to enable (replaces the settings')")
-    check.add_argument("--ignore", type=_codes, metavar="CODES", help="comma-separated codes or prefixes to disable (replaces the settings')")
+    check.add_argument("--select", type=_codes, metavar="CODES", help="comma-separated codes or prefixes to enable, instead of the settings' select")
+    check.add_argument("--ignore", type=_codes, metavar="CODES", help="comma-separated codes or prefixes to disable, instead of the settings' ignore")
     check.add_argument("--statistics", action="store_true", help="print a count of diagnostics per rule instead of the diagnostics")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when errors are found")
     check.add_argument("--force-exclude", action="store_true", help="honour excludes for paths named on the command line too (for pre-commit)")
