@@ -163,10 +163,10 @@ class Engine:
 
     def _head(self, rel: str) -> str:
         try:
-            data = sources.read_bytes(self.config.root, rel, self.config.max_file_size)
+            data = sources.read_head(self.config.root, rel, SNIFF_BYTES, self.config.max_file_size)
         except sources.SourceError:
             return ""
-        return data[:SNIFF_BYTES].decode("utf-8", "replace")
+        return data.decode("utf-8", "replace")
 
     def discover(
         self, paths: Iterable[Path], force_exclude: bool = False, nested: list[str] | None = None

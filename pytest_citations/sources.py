@@ -89,6 +89,18 @@ def read_bytes(root: Path, path: Path | str, max_size: int = DEFAULT_MAX_FILE_SI
     return data
 
 
+def read_head(root: Path, path: Path | str, size: int, max_size: int = DEFAULT_MAX_FILE_SIZE) -> bytes:
+    """The first ``size`` bytes of a file inside ``root`` (for sniffing its kind), size-capped."""
+    resolved = resolve_inside(root, path)
+    shown = display_path(root.resolve(), resolved)
+    _regular_file(resolved, shown, max_size)
+    try:
+        with open(resolved, "rb") as handle:
+            return handle.read(size)
+    except OSError as exc:
+        raise SourceError("C001", f"cannot read {shown}: {exc.strerror or exc}") from None
+
+
 def _decode_error(data: bytes, exc: UnicodeDecodeError, base_offset: int = 0) -> SourceError:
     offset = base_offset + exc.start
     line = data.count(b"\n", 0, exc.start) + 1

@@ -98,3 +98,25 @@ def test_with_text_keeps_the_bom(tmp_path):
     (tmp_path / "a.txt").write_bytes(b"\xef\xbb\xbfold\n")
     source = sources.read_source(tmp_path, "a.txt")
     assert sources.with_text(source, "new\n").raw == b"\xef\xbb\xbfnew\n"
+
+
+def test_read_head_reads_only_the_head(tmp_path):
+    (tmp_path / "big.jsonl").write_bytes(b"x" * 100_000)
+    assert sources.read_head(tmp_path, "big.jsonl", 10) == b"x" * 10
+    with pytest.raises(SourceError) as caught:
+        sources.read_head(tmp_path, "big.jsonl", 10, max_size=1000)
+    assert caught.value.code == "C003"
+
+
+def test_sniffing_a_kind_never_reads_the_whole_file(tmp_path, monkeypatch):
+    from pytest_citations.engine import Engine
+
+    (tmp_path / "pyproject.toml").write_text("[tool.citations]\n")
+    (tmp_path / "data.jsonl").write_text('{"schema_version": "citation.v1"}\n' * 10)
+    engine = Engine.load(tmp_path)
+
+    def whole_file(*args, **kwargs):
+        raise AssertionError("sniffing read the whole file")
+
+    monkeypatch.setattr(sources, "read_bytes", whole_file)
+    assert [kind.name for kind in engine.kinds_for("data.jsonl")] == ["url-citations"]
