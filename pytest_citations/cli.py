@@ -10,7 +10,7 @@ import os
 import sys
 from pathlib import Path
 
-from pytest_citations import __version__, brief_cli, memory_cli, report_cli
+from pytest_citations import __version__, brief_cli, claude_cli, memory_cli, report_cli
 from pytest_citations import baseline as baseline_module
 from pytest_citations.config import ConfigError
 from pytest_citations.engine import Engine, load_plugins
@@ -57,6 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     memory_cli.add_parser(commands)
     brief_cli.add_parser(commands)
     report_cli.add_parser(commands)
+    claude_cli.add_parser(commands)
     return parser
 
 
@@ -76,6 +77,8 @@ def main(argv: list[str] | None = None) -> int:
             return brief_cli.run(args)
         if args.command == "report":
             return report_cli.run(args)
+        if args.command == "claude":
+            return claude_cli.run(args)
     except (ConfigError, baseline_module.BaselineError) as exc:
         print(f"citations: error: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -206,3 +206,75 @@ def test_docs_show_the_fixture_diagnostics():
     doc = (PROJECT / "docs" / "claude-citations.md").read_text(encoding="utf-8")
     shown = [line for line in doc.splitlines() if line.startswith("exchanges/")]
     assert shown == [f"exchanges/{path}:{line}:{col}: {code} {message}" for path, line, col, code, message in EXPECTED]
+
+
+def _pdf(pages: list[str]) -> bytes:
+    """A tiny PDF with one line of Helvetica text per page, built with pypdf."""
+    import io
+
+    pypdf = pytest.importorskip("pypdf")
+    from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
+
+    writer = pypdf.PdfWriter()
+    add = getattr(writer, "add_object", None) or writer._add_object
+    font = add(DictionaryObject({
+        NameObject("/Type"): NameObject("/Font"), NameObject("/Subtype"): NameObject("/Type1"),
+        NameObject("/BaseFont"): NameObject("/Helvetica"),
+    }))
+    for text in pages:
+        page = writer.add_blank_page(612, 792)
+        page[NameObject("/Resources")] = DictionaryObject({NameObject("/Font"): DictionaryObject({NameObject("/F1"): font})})
+        stream = DecodedStreamObject()
+        stream.set_data(f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET".encode("latin-1"))
+        page[NameObject("/Contents")] = add(stream)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def _pdf_exchange(data: bytes) -> str:
+    import base64
+
+    def page(cited, start, end):
+        return {"type": "page_location", "cited_text": cited, "document_index": 0, "document_title": "Report",
+                "start_page_number": start, "end_page_number": end}
+
+    return json.dumps({
+        "request": {"messages": [{"role": "user", "content": [
+            {"type": "document", "title": "Report",
+             "source": {"type": "base64", "media_type": "application/pdf", "data": base64.b64encode(data).decode()}},
+        ]}]},
+        "response": {"content": [{"type": "text", "text": "Output rose; prices fell.", "citations": [
+            page("Output rose 2% in March.", 1, 2),
+            page("Prices  fell\nin April.", 2, 3),  # whitespace differs from the extracted text: still found
+            page("Prices fell in April.", 1, 2),  # the wrong page
+            page("Output rose 2% in March.", 1, 4),  # past the end of a two-page PDF
+        ]}]},
+    }, indent=1)
+
+
+def test_pdf_extra_checks_page_locations(tmp_path):
+    data = _pdf(["Output rose 2% in March.", "Prices fell in April."])
+    found = _check_text(tmp_path, "report.exchange.json", _pdf_exchange(data))
+    assert [(code, message) for _, _, code, message in found] == [
+        ("A606", 'cited_text "Prices fell in April." is not in the text extracted from page 1 (pages [1, 2)) of '
+                 "document 0 (PDF text extraction is approximate)"),
+        ("A605", "page_location: end_page_number 4 is past the end of the PDF (2 pages)"),
+    ]
+
+
+def test_without_pypdf_page_locations_stay_unverifiable(tmp_path, monkeypatch):
+    try:
+        data = _pdf(["Output rose 2% in March.", "Prices fell in April."])
+    except pytest.skip.Exception:
+        data = b"%PDF-1.4\n% a stub PDF\n"
+    monkeypatch.setitem(sys.modules, "pypdf", None)  # `import pypdf` raises ImportError
+    found = _check_text(tmp_path, "report.exchange.json", _pdf_exchange(data))
+    assert [code for _, _, code, _ in found] == ["A613"] * 4
+    assert found[0][3] == "page_location of document 0 cannot be verified: PDF text is not extracted, so its cited_text is unverified"
+
+
+def test_an_unreadable_pdf_stays_unverifiable(tmp_path):
+    pytest.importorskip("pypdf")
+    found = _check_text(tmp_path, "report.exchange.json", _pdf_exchange(b"%PDF-1.4\n% a stub PDF\n"))
+    assert [code for _, _, code, _ in found] == ["A613"] * 4

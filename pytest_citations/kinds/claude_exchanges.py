@@ -67,6 +67,8 @@ class Document:
     blocks: list[str] | None = None  # custom content documents
     data: bytes | None = None  # base64 PDFs, decoded
     where: str = ""
+    url: str | None = None  # ``source.url`` of a URL PDF
+    pages: Any = field(default=None, repr=False)  # the rules' cache of the PDF's extracted page texts
 
     def body(self) -> str | None:
         if self.text is not None:
@@ -260,6 +262,8 @@ class _Reader:
         elif source_type == "base64" or source_type == "url":
             media = _string(source, "media_type")
             doc.kind = "pdf" if source_type == "url" or media == "application/pdf" else "other"
+            if source_type == "url":
+                doc.url = _string(source, "url")
             if source_type == "base64" and self.expect(data, str, f"{where}.source.data", source, "base64 data"):
                 try:
                     doc.data = base64.b64decode(data.value, validate=True)

@@ -3,7 +3,9 @@ a response resolves to a block of its request, and says what that block says.'''
 
 from __future__ import annotations
 
+import io
 import json
+import logging
 from urllib.parse import urlsplit
 
 from pytest_citations.diagnostics import Severity
@@ -51,6 +53,48 @@ def _bounds(c: Citation) -> tuple[str, str, int, int, int | None] | None:
     return None
 
 
+_NOT_EXTRACTED = ()  # the cache value of a PDF whose text could not be extracted
+
+
+def pdf_pages(doc: Document) -> list[str] | None:
+    """The text of each page of a base64 PDF document, extracted with pypdf (the ``pdf`` extra);
+    None when pypdf is not installed, the PDF is sent by URL, or pypdf cannot read it."""
+    if doc.kind != "pdf" or doc.data is None:
+        return None
+    if doc.pages is None:
+        try:
+            import pypdf
+        except ImportError:
+            return None  # not cached: installing the extra changes the answer
+        logger = logging.getLogger("pypdf")
+        level = logger.level
+        logger.setLevel(logging.CRITICAL)  # a malformed PDF is reported as unverifiable, not logged
+        try:
+            reader = pypdf.PdfReader(io.BytesIO(doc.data))
+            doc.pages = [page.extract_text() or "" for page in reader.pages] or _NOT_EXTRACTED
+        except Exception:  # pypdf raises many kinds of errors on a broken PDF
+            doc.pages = _NOT_EXTRACTED
+        finally:
+            logger.setLevel(level)
+    return list(doc.pages) if doc.pages is not _NOT_EXTRACTED else None
+
+
+def _normalize(text: str) -> str:
+    return " ".join(text.split())
+
+
+def pdf_cited_pages(c: Citation) -> str | None:
+    """The extracted text of the pages ``[start_page_number, end_page_number)`` of a page_location's
+    PDF, whitespace normalized, when the text was extracted and the page range is valid."""
+    doc = _fitting_document(c)
+    if c.type != "page_location" or doc is None or _range_problem(c) is not None:
+        return None
+    pages = pdf_pages(doc)
+    if pages is None:
+        return None
+    return _normalize(" ".join(pages[c.data["start_page_number"] - 1 : c.data["end_page_number"] - 1]))
+
+
 def _range_problem(c: Citation) -> str | None:
     bounds = _bounds(c)
     if bounds is None:
@@ -61,6 +105,11 @@ def _range_problem(c: Citation) -> str | None:
         return f"{start_name} {start} is below {low}"
     if end <= start:
         return f"{end_name} {end} is not after {start_name} {start} (the end is exclusive, so the range is empty)"
+    if c.type == "page_location":
+        pages = pdf_pages(c.document)
+        if pages is not None and end > len(pages) + 1:
+            return f"{end_name} {end} is past the end of the PDF ({len(pages)} pages)"
+        return None
     if upper is not None and end > upper:
         unit = "characters" if c.type == "char_location" else "blocks"
         return f"{end_name} {end} is past the end of the cited text ({upper} {unit})"
@@ -70,7 +119,7 @@ def _range_problem(c: Citation) -> str | None:
 def cited_range(c: Citation) -> str | None:
     """The text the citation's range holds, when its target resolved and the range is valid."""
     bounds = _bounds(c)
-    if bounds is None or bounds[4] is None or _range_problem(c) is not None:
+    if bounds is None or bounds[4] is None or c.type == "page_location" or _range_problem(c) is not None:
         return None
     _, _, start, end, _ = bounds
     if c.type == "char_location":
@@ -337,7 +386,12 @@ def cited_text_mismatch(c: Citation, ctx):
     `content_block_location` and `search_result_location`, the texts of the blocks
     `start_block_index` up to (not including) `end_block_index`, joined with nothing between them.
     The message says where `cited_text` does occur, and when only a UTF-16 slice of the text would
-    match. A difference in whitespace only is A607 instead.
+    match. A difference in whitespace only is A607 instead. With the `pdf` extra installed
+    (`pip install 'pytest-citations[pdf]'`), a `page_location` of a base64 PDF is checked too: the
+    text pypdf extracts from the pages `start_page_number` up to (not including)
+    `end_page_number` must contain `cited_text`, whitespace normalized on both sides. PDF text
+    extraction is approximate (ligatures, hyphenation, column order), so a miss names the pages to
+    look at.
 
     ## Why is this bad?
     The quote and the pointer disagree: either the quote is not in the source, or the pointer (which
@@ -361,6 +415,14 @@ def cited_text_mismatch(c: Citation, ctx):
     Record the response as received. A producer that computes offsets must slice by code points
     (Python `str`), not UTF-16 units (JavaScript strings) or bytes.
     """
+    if c.type == "page_location":
+        pages = pdf_cited_pages(c)
+        if pages is not None and from_title_or_context(c) is None and _normalize(c.data["cited_text"]) not in pages:
+            start, end = c.data["start_page_number"], c.data["end_page_number"]
+            shown = f"page {start}" if end == start + 1 else f"pages {start}-{end - 1}"
+            yield c.finding(f"cited_text {_show(c.data['cited_text'])} is not in the text extracted from {shown} "
+                            f"(pages [{start}, {end})) of document {c.document.index} (PDF text extraction is approximate)")
+        return
     found = _mismatch(c)
     if found is None:
         return
@@ -614,10 +676,11 @@ def web_url_not_in_results(c: Citation, ctx):
 def unverifiable_citation(c: Citation, ctx):
     """
     ## What it does
-    Warns about a citation whose text cannot be checked from the exchange: a `page_location` (PDF
-    text is not extracted by this version) or a citation of a document whose text is not in the
-    request (`source.type` `file`, or a `url` PDF). Its index, type and title are still checked;
-    its `cited_text` is reported as unverified, never as passed.
+    Warns about a citation whose text cannot be checked from the exchange: a `page_location` whose
+    PDF text is not extracted (the `pdf` extra, pypdf, is not installed, or pypdf cannot read the
+    PDF) or a citation of a document whose text is not in the request (`source.type` `file`, or a
+    `url` PDF). Its index, type and title are still checked; its `cited_text` is reported as
+    unverified, never as passed.
 
     ## Why is this bad?
     A citation nobody checked may quote anything. It may well be right, so this is a warning; a
@@ -638,12 +701,15 @@ def unverifiable_citation(c: Citation, ctx):
     ```
 
     ## Fix
-    Send the text of sources you need verified as plain text documents, or accept the warning.
+    Send the text of sources you need verified as plain text documents, install the `pdf` extra
+    to check base64 PDFs, or accept the warning.
     """
     doc = c.document
     if doc is None:
         return
     if c.type == "page_location" and doc.kind == "pdf":
+        if pdf_pages(doc) is not None:
+            return  # verified by A605/A606 against the extracted text
         yield c.finding(f"page_location of document {doc.index} cannot be verified: PDF text is not extracted, "
                         "so its cited_text is unverified")
     elif doc.kind == "other":
