@@ -1,6 +1,7 @@
 """The ``citations`` command: ``check`` for pre-commit and CI, ``rule``/``rules`` for the docs.
 
-Exit status: 0 when no error was found, 1 when one was, 2 for a usage or settings error.
+Exit status: 0 when no error was found, 1 when one was, 2 for a usage or settings error or an
+internal error in a rule (C006), so that a file the checker could not fully check never passes.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pytest_citations.config import ConfigError
 from pytest_citations.engine import Engine, load_plugins
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+INTERNAL_ERROR = "C006"
 
 
 def _codes(text: str) -> tuple[str, ...]:
@@ -32,7 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
     check = commands.add_parser(
         "check",
         help="check citation artifacts under PATHS (default: the current folder)",
-        epilog="exit status: 0 no errors (warnings allowed), 1 errors found, 2 usage or settings error",
+        epilog="exit status: 0 no errors (warnings allowed), 1 errors found, 2 usage or settings error "
+        "or an internal error (C006)",
     )
     check.add_argument("paths", nargs="*", type=Path, metavar="PATHS", help="files or folders to check")
     check.add_argument("--format", choices=FORMATS, help="output format (default: text; github under GitHub Actions)")
@@ -151,6 +154,8 @@ def run_check(args: argparse.Namespace) -> int:
             return EXIT_USAGE
     else:
         sys.stdout.write(text)
+    if any(d.code == INTERNAL_ERROR for d in report.diagnostics):
+        return EXIT_USAGE  # a file was not fully checked: this must never pass, not even with --exit-zero
     if report.errors and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN

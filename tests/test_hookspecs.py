@@ -99,3 +99,12 @@ def test_a_suppression_read_by_two_kinds_counts_once(installed_plugin, repo):
         "---\ncitations: []\n---\n<!-- citations: disable-next-line X901 -- tracked -->\nTTL is one day. TODO-CITE\n"
     )
     assert Engine.load(repo).check([repo]).diagnostics == []
+
+
+def test_an_internal_error_makes_the_cli_exit_2(installed_plugin, repo, capsys):
+    from pytest_citations.cli import main
+
+    (repo / "a.notes.md").write_text("CRASH\n")
+    assert main(["check", str(repo)]) == 2
+    assert main(["check", str(repo), "--exit-zero"]) == 2
+    assert "C006 internal error in rule X902" in capsys.readouterr().out
