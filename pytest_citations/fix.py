@@ -3,13 +3,15 @@
 A fix never loses anything it did not mean to change: edits are applied to the decoded text, so
 the BOM, line endings and final newline stay as they were; the file is written through a
 temporary file in the same folder (fsync, original mode, ``os.replace``), and only if its bytes
-on disk are still the ones that were read.
+on disk are still the ones that were read. A round of fixes that would leave a diagnostic of
+some code more than before it is undone, and fixing stops there.
 """
 
 from __future__ import annotations
 
 import os
 import tempfile
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,6 +52,14 @@ def apply_fixes(text: str, fixes: list[Fix]) -> tuple[str, int]:
     return text, count
 
 
+def introduces_findings(before: list[Diagnostic], after: list[Diagnostic]) -> bool:
+    """Whether ``after`` holds more diagnostics of some code than ``before`` (lines move when a
+    fix merges or drops lines, so codes are counted, not positions)."""
+    counts = Counter(d.code for d in before)
+    counts.subtract(d.code for d in after)
+    return any(value < 0 for value in counts.values())
+
+
 def fix_file(engine: Any, rel: str, kinds: tuple) -> FixResult:
     """Fix one artifact file in place; returns what is left and how many fixes were applied."""
     try:
@@ -66,15 +76,20 @@ def fix_file(engine: Any, rel: str, kinds: tuple) -> FixResult:
         text, count = apply_fixes(current.text, fixes)
         if count == 0:
             break
+        candidate = sources.with_text(current, text)
+        after = engine.check_file(rel, kinds, source=candidate)
+        if introduces_findings(diagnostics, after):
+            break  # the round is undone: a fix must never leave a finding that was not there
         applied += count
-        current = sources.with_text(current, text)
-        diagnostics = engine.check_file(rel, kinds, source=current)
+        current, diagnostics = candidate, after
     for kind in kinds:
         refresh = getattr(kind, "refresh", None)
         refreshed = refresh(engine, rel, source.text, current.text) if refresh else None
         if refreshed is not None and refreshed != current.text:
-            current = sources.with_text(current, refreshed)
-            diagnostics = engine.check_file(rel, kinds, source=current)
+            candidate = sources.with_text(current, refreshed)
+            after = engine.check_file(rel, kinds, source=candidate)
+            if not introduces_findings(diagnostics, after):
+                current, diagnostics = candidate, after
     if current.raw != source.raw:
         write_atomic(source, current.raw)
     return FixResult(diagnostics, applied)

@@ -9,6 +9,7 @@ other lines are still read; a file that is one pretty-printed document is a sing
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -44,7 +45,49 @@ def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not valid JSON")
 
 
-_DECODER = json.JSONDecoder(object_pairs_hook=_object_without_duplicates, parse_constant=_reject_constant)
+MAX_DIGITS = 4300  # Python's own default int limit, made the same on every version
+
+
+def _parse_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_DIGITS:
+        raise ValueError(f"a number with {len(text.lstrip('-'))} digits is longer than {MAX_DIGITS}")
+    return int(text)
+
+
+def _parse_float(text: str) -> float:
+    if len(text) > MAX_DIGITS:
+        raise ValueError(f"a number with {len(text)} characters is longer than {MAX_DIGITS}")
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"{text[:40]} is out of range for a JSON number")
+    return value
+
+
+_DECODER = json.JSONDecoder(
+    object_pairs_hook=_object_without_duplicates,
+    parse_constant=_reject_constant,
+    parse_int=_parse_int,
+    parse_float=_parse_float,
+)
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _lone_surrogate(value: Any) -> str | None:
+    """The first string (key or value) in ``value`` holding a lone UTF-16 surrogate, if any."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return item
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return None
 
 
 def _nesting_depth(text: str) -> int:
@@ -60,10 +103,17 @@ def _nesting_depth(text: str) -> int:
 
 
 def loads(text: str) -> Any:
-    """``json.loads`` that refuses duplicate keys, NaN/Infinity and nesting deeper than MAX_DEPTH."""
+    """``json.loads`` that refuses duplicate keys, NaN/Infinity (written or by overflow, ``1e400``),
+    numbers longer than MAX_DIGITS, lone surrogate escapes (``"\\ud800"``, which no UTF-8 file can
+    hold) and nesting deeper than MAX_DEPTH."""
     if text.count("[") + text.count("{") > MAX_DEPTH and _nesting_depth(text) > MAX_DEPTH:
         raise RecursionError("nested too deeply")
-    return _DECODER.decode(text)
+    value = _DECODER.decode(text)
+    if "\\u" in text and _SURROGATE_ESCAPE.search(text):
+        bad = _lone_surrogate(value)
+        if bad is not None:
+            raise ValueError(f"a lone UTF-16 surrogate escape in {bad.encode('utf-8', 'backslashreplace').decode()[:60]!r}")
+    return value
 
 
 def type_name(value: Any) -> str:

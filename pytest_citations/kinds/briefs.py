@@ -37,9 +37,11 @@ ABSTAIN_MARKER = "[Insufficient evidence to support this claim]"
 REQUIRED_FIELDS = ("id", "source_id", "publisher", "doc_id", "chunk_id", "url", "title", "published_at", "fetched_at")
 
 _HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(?P<text>.+?)[ \t#]*$", re.M)
-_MARKER = re.compile(r"(?<!\\)\[([0-9]+)\]")
-_MARKER_TEXT = re.compile(r"\[([0-9]+)\]")
-_ENTRY_START = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?\[(?P<number>[0-9]+)\][ \t]+(?P<body>.*?)[ \t]*$")
+# A marker number has at most 9 ASCII digits: ``[`` + 5000 digits + ``]`` is text, not a marker
+# (``int`` refuses over 4300 digits), and fullwidth digits such as ``[３]`` are never markers.
+_MARKER = re.compile(r"(?<!\\)\[([0-9]{1,9})\]")
+_MARKER_TEXT = re.compile(r"\[([0-9]{1,9})\]")
+_ENTRY_START = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?\[(?P<number>[0-9]{1,9})\][ \t]+(?P<body>.*?)[ \t]*$")
 _ENTRY = re.compile(
     r'^(?P<publisher>[^"\[\]]+?)\.\s+"(?P<title>.+?)"\.?'
     r"(?:\s+(?:Published\s+)?(?P<date>(?:[A-Z][a-z]{2,8}\.?\s+[0-9]{1,2},\s+[0-9]{4})|[0-9]{4}-[0-9]{2}-[0-9]{2})\.)?"
@@ -336,7 +338,7 @@ def _load_sidecar(ctx, brief: Brief) -> Iterator[Reported]:
         bad = [key for key, value in citations.items() if not key.isdigit() or not key.isascii() or not isinstance(value, dict)]
         if bad:
             yield Reported("B318", Finding(f"sidecar {candidate}: citations[{bad[0]!r}] must map a marker number to a citation object"))
-        brief.citations = {str(int(k)): v for k, v in citations.items() if k.isdigit() and k.isascii() and isinstance(v, dict)}
+        brief.citations = {str(int(k)): v for k, v in citations.items() if k.isdigit() and k.isascii() and len(k) <= 9 and isinstance(v, dict)}
         brief.citation_source = candidate
         brief.sidecar = data
         if isinstance(data.get("evidence_pack"), dict):

@@ -32,7 +32,7 @@ FRESH, STALE, UNVERSIONED, MISSING = "FRESH", "STALE", "UN-VERSIONED", "MISSING"
 OUTSIDE, UNREADABLE = "OUTSIDE", "UNREADABLE"
 HASH = re.compile(r"[0-9a-f]{16}\Z")
 ANY_CASE_HASH = re.compile(r"[0-9a-fA-F]{16}\Z")
-LINES = re.compile(r"L([0-9]+)(?:-([0-9]+))?\Z")
+LINES = re.compile(r"L([0-9]{1,9})(?:-([0-9]{1,9}))?\Z")  # at most 9 digits: int() of thousands refuses
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown", ".mkd")
 GIT_HISTORY = ("root", "enclosing", "off")
 

@@ -13,10 +13,10 @@ ELLIPSIS = "\u2026"
 TAB_SIZE = 4
 INDENT = "    "
 
-# C0 controls but tab, DEL, C1 controls, and the bidirectional marks, overrides and isolates
-# ("Trojan Source"): shown as escapes so a hostile file can neither drive the terminal nor
-# reorder what the reader sees.
-_UNSAFE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# C0 controls but tab, DEL, C1 controls, the bidirectional marks, overrides and isolates
+# ("Trojan Source"), zero-width characters, the line and paragraph separators and the BOM: shown
+# as escapes so a hostile file can neither drive the terminal nor hide or reorder what the reader sees.
+_UNSAFE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
 
 
 def severity_name(diagnostic: Diagnostic) -> str:

@@ -7,11 +7,13 @@ Escaping follows the runner's rules (as in ``@actions/core``): in the message, `
 
 from __future__ import annotations
 
-from pytest_citations.reporters._common import severity_name
+from pytest_citations.reporters._common import safe, severity_name
 
 
 def escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """The runner's escapes, then the other control, bidi and zero-width characters shown as
+    ``\\xNN``/``\\uNNNN`` (as in the text format), so an annotation cannot drive the log viewer."""
+    return safe(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def escape_property(text: str) -> str:

@@ -72,12 +72,18 @@ def claim_text(text: str) -> str:
     return text
 
 
+REGEX_TIMEOUT = 0.5  # seconds one settings regex may run on one claim
+
+
 def numeric_parts(text: str, names: list[str] = NAMES) -> list[tuple[str, str]]:
     """(kind, text) of every number, percentage, quarter, month-day date and year in a claim;
     ``may``, ``March`` alone, ``Q&A`` and index names such as ``S&P 500`` are none."""
     text = claim_text(text)
     for name in names:
-        text = regex.sub(name, lambda m: " " * len(m.group(0)), text)
+        try:  # the names come from the settings: each is bounded in time
+            text = regex.sub(name, lambda m: " " * len(m.group(0)), text, timeout=REGEX_TIMEOUT)
+        except TimeoutError:
+            continue
     return [(m.lastgroup, " ".join(m.group(0).split())) for m in NUMERIC.finditer(text)]
 
 
@@ -87,7 +93,10 @@ def topics(text: str, policy: list[str] = POLICY_PATTERNS, macro: list[str] = MA
     text = claim_text(text)
     for tag, patterns in (("policy_centralbank", policy), ("macro_data", macro)):
         for pattern in patterns:
-            match = regex.search(pattern, text)
+            try:  # the patterns come from the settings: each is bounded in time
+                match = regex.search(pattern, text, timeout=REGEX_TIMEOUT)
+            except TimeoutError:
+                match = None
             if match:
                 found[tag] = match.group(0)
                 break

@@ -1,0 +1,13 @@
+import atheris
+
+with atheris.instrument_imports():
+    from pytest_citations import frontmatter
+from _common import run, text
+
+
+def one(data: bytes) -> None:
+    frontmatter.parse("---\n" + text(data) + "\n---\n")
+
+
+if __name__ == "__main__":
+    run(one)
