@@ -34,10 +34,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import sys
-import tempfile
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -162,7 +160,7 @@ def _import(args: argparse.Namespace) -> int:
             except fix.FileChangedError as error:
                 raise UsageError(str(error)) from None
         else:
-            _create_atomic(root, sidecar_rel, text.encode("utf-8"))
+            fix.create_atomic(root, sidecar_rel, text.encode("utf-8"))
 
     for marker, obj, c in imported:
         kind = "quote_span" if "quote_span" in obj else "snippet_span"
@@ -384,20 +382,3 @@ def _sidecar(engine, brief_rel: str) -> tuple[str, sources.Source | None, dict[s
                 raise UsageError(f'sidecar {candidate}: expected {{"citations": {{"1": {{...}}}}}}; fix it before importing')
             return candidate, original, data
     return sidecar_candidates(brief_rel)[0], None, {"citations": {}}
-
-
-def _create_atomic(root: Path, rel: str, data: bytes) -> None:
-    """Create ``rel`` through a temporary file in its folder (fsync, then ``os.replace``)."""
-    target = sources.resolve_inside(root, rel)
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, target)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise

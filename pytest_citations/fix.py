@@ -104,7 +104,16 @@ def write_atomic(original: sources.Source, data: bytes) -> None:
         on_disk = None
     if on_disk != original.raw:
         raise FileChangedError(f"{original.rel} changed while it was being fixed; nothing was written")
-    mode = os.stat(target).st_mode & 0o7777
+    _replace_atomically(target, data, os.stat(target).st_mode & 0o7777)
+
+
+def create_atomic(root, rel: str, data: bytes) -> None:
+    """Create a new file inside ``root`` the same way a fix writes one."""
+    _replace_atomically(sources.resolve_inside(root, rel), data, 0o644)
+
+
+def _replace_atomically(target, data: bytes, mode: int) -> None:
+    """Write through a temporary file in the target's folder: fsync, ``mode``, ``os.replace``."""
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as stream:
