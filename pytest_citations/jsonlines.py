@@ -148,6 +148,17 @@ def error_message(exc: Exception, document: bool = False) -> tuple[str, int, int
     return f"invalid JSON: {exc}", 1, 1
 
 
+def document(ctx, invalid_code: str) -> Any:
+    """A whole-file JSON document's data, or a :class:`Reported` finding under ``invalid_code``
+    that says, at its line and column, why it is not one."""
+    text = ctx.full_text()
+    try:
+        return loads(text)
+    except (ValueError, RecursionError) as exc:
+        message, line, col = error_message(exc, document=True)
+        return Reported(invalid_code, Finding(message, line, col, context=ctx.source.line_text(line)[:_CONTEXT]))
+
+
 @dataclass(frozen=True)
 class JsonLine:
     """One JSON Lines line that holds an object."""

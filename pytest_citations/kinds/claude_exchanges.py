@@ -378,14 +378,11 @@ class ClaudeExchanges:
             yield from self._json(ctx)
 
     def _json(self, ctx) -> Iterator[Citation | Reported]:
-        text = ctx.full_text()
-        source = ctx.source
-        try:
-            jsonlines.loads(text)
-        except (ValueError, RecursionError) as exc:
-            message, line, col = jsonlines.error_message(exc, document=True)
-            yield Reported(INVALID, Finding(message, line, col, context=source.line_text(line)[:_CONTEXT]))
+        loaded = jsonlines.document(ctx, INVALID)
+        if isinstance(loaded, Reported):
+            yield loaded
             return
+        text, source = ctx.source.text, ctx.source
         problems, citations = read_exchange(text, 0, source.line_col, source.line_text)
         yield from problems
         yield from citations

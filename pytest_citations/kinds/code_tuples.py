@@ -479,15 +479,12 @@ class CodeTuples:
             )
 
     def _json(self, ctx) -> Iterator[Tuple | Reported]:
-        text = ctx.full_text()
-        source = ctx.source
-        try:
-            jsonlines.loads(text)
-        except (ValueError, RecursionError) as exc:
-            message, line, col = jsonlines.error_message(exc, document=True)
-            yield Reported("R401", Finding(message, line, col, context=source.line_text(line)))
+        loaded = jsonlines.document(ctx, "R401")
+        if isinstance(loaded, Reported):
+            yield loaded
             return
-        yield from self._tuples(text, 0, source.line_col, source.line_text, ctx)
+        source = ctx.source
+        yield from self._tuples(source.text, 0, source.line_col, source.line_text, ctx)
 
     def _jsonl(self, ctx) -> Iterator[Tuple | Reported]:
         for item in jsonlines.records(ctx, "R401"):

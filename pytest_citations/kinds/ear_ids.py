@@ -411,14 +411,12 @@ class EarIds:
     # the dataset manifest
 
     def _manifest(self, ctx) -> Iterator[Any]:
-        text = ctx.full_text()
-        try:
-            data = jsonlines.loads(text)
-        except (ValueError, RecursionError) as exc:
-            message, line, col = jsonlines.error_message(exc, document=True)
-            yield Reported(INVALID_JSON, Finding(message, line, col))
+        data = jsonlines.document(ctx, INVALID_JSON)
+        if isinstance(data, Reported):
+            yield data
             return
         source = ctx.source
+        text = source.text
         start = _skip_space(text, 0)
         entries = None
         datasets_position = (1, 1)
