@@ -197,6 +197,15 @@ def _dump_authorizer(action, arg1, arg2, database, trigger):
     return sqlite3.SQLITE_OK if action in _DUMP_ACTIONS else sqlite3.SQLITE_DENY
 
 
+_READ_ACTIONS = {sqlite3.SQLITE_READ, sqlite3.SQLITE_SELECT, sqlite3.SQLITE_FUNCTION, sqlite3.SQLITE_PRAGMA}
+if hasattr(sqlite3, "SQLITE_RECURSIVE"):
+    _READ_ACTIONS.add(sqlite3.SQLITE_RECURSIVE)
+
+
+def _read_authorizer(action, arg1, arg2, database, trigger):
+    return sqlite3.SQLITE_OK if action in _READ_ACTIONS else sqlite3.SQLITE_DENY
+
+
 def _from_dump(root: Path, rel: str) -> sqlite3.Connection:
     """A store kept as SQL text (``sqlite3 store.sqlite .dump``), loaded into memory; only table and
     index creation and inserts are allowed (no ATTACH, no PRAGMA but user_version)."""
@@ -207,7 +216,9 @@ def _from_dump(root: Path, rel: str) -> sqlite3.Connection:
     connection = sqlite3.connect(":memory:")
     connection.set_authorizer(_dump_authorizer)
     connection.executescript(text)
-    connection.set_authorizer(None)
+    # From here on the store is only read. (An authorizer is replaced, not removed: Python 3.10
+    # cannot remove one.)
+    connection.set_authorizer(_read_authorizer)
     return connection
 
 
