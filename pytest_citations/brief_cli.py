@@ -213,7 +213,9 @@ def _strip_paywalled_quotes(engine, brief) -> bool:
             citation.pop("quote_span", None)
             for name in paywalled_full_text_fields(citation, names):
                 citation.pop(name)
-    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    text = json.dumps(data, indent=2, ensure_ascii=False).replace("\n", original.newline)
+    if original.text.endswith("\n"):  # the final newline (or its lack) and the newline style are kept
+        text += original.newline
     fix_module.write_atomic(original, sources.with_text(original, text).raw)
     return True
 

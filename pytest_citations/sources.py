@@ -8,6 +8,7 @@ can name the byte offset. A UTF-8 BOM is accepted and remembered; CRLF counts as
 from __future__ import annotations
 
 import bisect
+import errno
 import os
 import stat
 from collections.abc import Iterator
@@ -22,12 +23,21 @@ _BOM_BYTES = BOM.encode("utf-8")
 class SourceError(Exception):
     """A file that cannot be read as text; ``code`` is the C0xx rule that reports it."""
 
-    def __init__(self, code: str, message: str, line: int = 1, col: int = 1) -> None:
+    def __init__(self, code: str, message: str, line: int = 1, col: int = 1, symlink_loop: bool = False) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.line = line
         self.col = col
+        self.symlink_loop = symlink_loop  # the path cannot be resolved because its symlinks loop
+
+
+def is_symlink_loop(exc: BaseException) -> bool:
+    """Whether resolving a path failed on a symlink loop (Python 3.11 raises RuntimeError, later
+    versions OSError ELOOP)."""
+    if isinstance(exc, OSError):
+        return exc.errno == errno.ELOOP
+    return isinstance(exc, RuntimeError) and str(exc).startswith("Symlink loop")
 
 
 def display_path(root: Path, path: Path) -> str:
@@ -52,6 +62,8 @@ def resolve_inside(root: Path, path: Path | str) -> Path:
         resolved = candidate.resolve()
     except (OSError, RuntimeError, ValueError) as exc:  # too long, a symlink loop, a NUL byte
         shown = str(path).replace("\0", "\\0")
+        if is_symlink_loop(exc):  # named as what it is, without the absolute path the error carries
+            raise SourceError("C001", f"cannot resolve path {shown!r}: a symlink loop", symlink_loop=True) from None
         raise SourceError("C001", f"cannot resolve path {shown!r}: {exc}") from None
     if not resolved.is_relative_to(root):
         raise SourceError("C008", f"path resolves outside the repository root: {Path(path).as_posix()}")

@@ -345,7 +345,7 @@ def _read(root: Path, artifact_id: str, max_size: int) -> Cited:
                 "resolves outside the repository root (through a symlink)"
             )
             return Cited(OUTSIDE, reason=f"{artifact_id} {how}")
-        return Cited(MISSING, reason=f"{artifact_id} cannot be resolved")
+        return Cited(MISSING, reason=f"{artifact_id} cannot be resolved" + (": a symlink loop" if error.symlink_loop else ""))
     rel = resolved.relative_to(root.resolve()).as_posix()
     try:
         exists = resolved.exists()

@@ -24,6 +24,19 @@ SCOPES = ("engine", "record")
 _FIRST_SENTENCE = re.compile(r"\.\s+(?=(?:[^`]*`[^`]*`)*[^`]*$)")  # a full stop outside `code`
 
 
+def bundled_validator(schema_file) -> Any:
+    """A draft 2020-12 validator for a schema bundled in the package, built with an empty
+    ``referencing.Registry``: a ``$ref`` outside the schema itself is an ``Unresolvable`` error,
+    never a retrieval (jsonschema's default registry would fetch an unknown http(s) ``$ref``)."""
+    import json
+
+    import jsonschema
+    import referencing
+
+    schema = json.loads(schema_file.read_text(encoding="utf-8"))
+    return jsonschema.Draft202012Validator(schema, registry=referencing.Registry())
+
+
 @dataclass(frozen=True)
 class Option:
     """A per-rule setting under ``[tool.citations.rules.CODE]``."""

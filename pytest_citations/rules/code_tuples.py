@@ -25,7 +25,7 @@ from pytest_citations.kinds.code_tuples import (
     split_lines,
     verdict,
 )
-from pytest_citations.rules import rule
+from pytest_citations.rules import bundled_validator, rule
 
 KIND = "code-tuples"
 _SCHEMA_FILE = Path(__file__).resolve().parent.parent / "schemas" / "rlm-citation-tuple.schema.json"
@@ -36,10 +36,7 @@ _SHOWN_CHANGES = 3
 
 @lru_cache(maxsize=1)
 def _validator():
-    import jsonschema
-
-    schema = json.loads(_SCHEMA_FILE.read_text(encoding="utf-8"))
-    return jsonschema.Draft202012Validator(schema)
+    return bundled_validator(_SCHEMA_FILE)
 
 
 def _fast_valid(data) -> bool:

@@ -8,10 +8,11 @@ import re
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
+from pytest_citations import sources
 from pytest_citations.diagnostics import Edit, Fix
 from pytest_citations.jsonlines import loads, type_name
 from pytest_citations.kinds.url_citations import Record
-from pytest_citations.rules import Option, rule
+from pytest_citations.rules import Option, bundled_validator, rule
 from pytest_citations.urls import NotAbsoluteURL, cid_for, normalize_url
 
 KIND = "url-citations"
@@ -78,10 +79,7 @@ def _fast_valid(data: dict) -> bool:
 
 @lru_cache(maxsize=1)
 def _validator():
-    import jsonschema
-
-    schema = json.loads(_SCHEMA_FILE.read_text(encoding="utf-8"))
-    return jsonschema.Draft202012Validator(schema)
+    return bundled_validator(_SCHEMA_FILE)
 
 
 def _json_path(parts) -> str:
@@ -535,7 +533,7 @@ def run_directory(rel: str) -> PurePosixPath:
 
 
 def _artifact_verdict(ctx, artifact_path: str) -> str:
-    """``ok``, ``missing`` or ``escapes`` for an artifact path, cached per file."""
+    """``ok``, ``missing``, ``loop`` (a symlink loop) or ``escapes`` for an artifact path, cached per file."""
     cache = ctx.state.setdefault("artifacts", {})
     if artifact_path not in cache:
         cache[artifact_path] = _resolve_artifact(ctx.root, run_directory(ctx.rel), artifact_path)
@@ -545,8 +543,11 @@ def _artifact_verdict(ctx, artifact_path: str) -> str:
 def _resolve_artifact(root: Path, run_dir: PurePosixPath, artifact_path: str) -> str:
     if not artifact_path or PurePosixPath(artifact_path).is_absolute() or "\\" in artifact_path or "\0" in artifact_path:
         return "escapes"
-    base = (root / run_dir).resolve()
-    target = (base / artifact_path).resolve()
+    try:
+        base = (root / run_dir).resolve()
+        target = (base / artifact_path).resolve()
+    except (OSError, RuntimeError, ValueError) as exc:  # a symlink loop, a name too long
+        return "loop" if sources.is_symlink_loop(exc) else "missing"
     if not target.is_relative_to(base) or not target.is_relative_to(root):
         return "escapes"
     return "ok" if target.is_file() else "missing"
@@ -558,6 +559,7 @@ def artifact_path_missing(record: Record, ctx):
     ## What it does
     Reports a `found_by[].artifact_path` that names no file under the run directory (the parent of
     the `citations/` folder that holds `citations.jsonl`; for a file elsewhere, its own folder).
+    A path whose symlinks loop is reported as one that cannot be resolved, a symlink loop.
 
     ## Why is this bad?
     Provenance that points at nothing cannot be audited: nobody can see which wave output cited
@@ -592,10 +594,14 @@ def artifact_path_missing(record: Record, ctx):
     """
     for index, entry in _found_by(record):
         path = entry.get("artifact_path")
-        if isinstance(path, str) and _artifact_verdict(ctx, path) == "missing":
+        verdict = _artifact_verdict(ctx, path) if isinstance(path, str) else "ok"
+        if verdict in ("missing", "loop"):
             run_dir = run_directory(ctx.rel).as_posix()
+            problem = "cannot be resolved under the run directory {!r}: a symlink loop" if verdict == "loop" else (
+                "does not exist under the run directory {!r}"
+            )
             yield record.finding(
-                f"found_by[{index}].artifact_path {path!r} does not exist under the run directory {run_dir!r}",
+                f"found_by[{index}].artifact_path {path!r} " + problem.format(run_dir),
                 "found_by",
                 index=index,
             )
