@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import time
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
@@ -112,8 +113,27 @@ def create_atomic(root, rel: str, data: bytes) -> None:
     _replace_atomically(sources.resolve_inside(root, rel), data, 0o644)
 
 
+STALE_TEMPORARY_SECONDS = 600
+
+
+def _remove_stale_temporaries(target) -> None:
+    """Delete temporary files an earlier fix of ``target`` left when its process died mid-write
+    (only regular files of our naming pattern, older than :data:`STALE_TEMPORARY_SECONDS`)."""
+    prefix, now = f".{target.name}.", time.time()
+    with os.scandir(target.parent) as entries:
+        for entry in entries:
+            if not (entry.name.startswith(prefix) and entry.name.endswith(".tmp")):
+                continue
+            try:
+                if entry.is_file(follow_symlinks=False) and now - entry.stat(follow_symlinks=False).st_mtime > STALE_TEMPORARY_SECONDS:
+                    os.unlink(entry.path)
+            except OSError:
+                continue
+
+
 def _replace_atomically(target, data: bytes, mode: int) -> None:
     """Write through a temporary file in the target's folder: fsync, ``mode``, ``os.replace``."""
+    _remove_stale_temporaries(target)
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as stream:

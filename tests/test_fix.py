@@ -132,3 +132,28 @@ def test_overlapping_fixes_wait_for_the_next_round():
     overlapping = Fix("b", (Edit(2, 5, "BBB"),))
     separate = Fix("c", (Edit(6, 7, "C"),))
     assert apply_fixes("0123456789", [overlapping, separate, first]) == ("AAA345C789", 2)
+
+
+def test_dying_mid_write_leaves_the_original_and_the_next_run_cleans_up(tmp_path, monkeypatch):
+    import pytest_citations.fix as fix_module
+
+    (tmp_path / "a.jsonl").write_text("old\n")
+    source = sources.read_source(tmp_path, "a.jsonl")
+
+    def killed(*args):
+        raise KeyboardInterrupt  # the process is stopped between writing and renaming
+
+    monkeypatch.setattr(fix_module.os, "replace", killed)
+    with pytest.raises(KeyboardInterrupt):
+        write_atomic(source, b"new\n")
+    monkeypatch.undo()
+    assert (tmp_path / "a.jsonl").read_text() == "old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.jsonl"]
+
+    stale, fresh = tmp_path / ".a.jsonl.dead1.tmp", tmp_path / ".a.jsonl.live1.tmp"
+    stale.write_text("half")
+    fresh.write_text("being written")
+    os.utime(stale, (0, 0))  # left long ago by a run that was killed harder than above
+    write_atomic(sources.read_source(tmp_path, "a.jsonl"), b"new\n")
+    assert (tmp_path / "a.jsonl").read_text() == "new\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".a.jsonl.live1.tmp", "a.jsonl"]
