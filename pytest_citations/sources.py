@@ -48,6 +48,15 @@ def display_path(root: Path, path: Path) -> str:
         return path.as_posix()
 
 
+def resolve(path: Path) -> Path:
+    """``path.resolve()`` that fails on a symlink loop on every Python (3.11 raises RuntimeError;
+    3.13 returns the looping path, whose ``stat`` then raises ELOOP)."""
+    resolved = path.resolve()
+    if resolved.is_symlink():
+        resolved.stat()
+    return resolved
+
+
 def resolve_inside(root: Path, path: Path | str) -> Path:
     """Resolve ``path`` (relative to ``root`` unless absolute) and refuse anything outside ``root``.
 
@@ -59,7 +68,7 @@ def resolve_inside(root: Path, path: Path | str) -> Path:
         candidate = Path(path)
         if not candidate.is_absolute():
             candidate = root / candidate
-        resolved = candidate.resolve()
+        resolved = resolve(candidate)
     except (OSError, RuntimeError, ValueError) as exc:  # too long, a symlink loop, a NUL byte
         shown = str(path).replace("\0", "\\0")
         if is_symlink_loop(exc):  # named as what it is, without the absolute path the error carries

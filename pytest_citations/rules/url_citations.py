@@ -545,7 +545,7 @@ def _resolve_artifact(root: Path, run_dir: PurePosixPath, artifact_path: str) ->
         return "escapes"
     try:
         base = (root / run_dir).resolve()
-        target = (base / artifact_path).resolve()
+        target = sources.resolve(base / artifact_path)
     except (OSError, RuntimeError, ValueError) as exc:  # a symlink loop, a name too long
         return "loop" if sources.is_symlink_loop(exc) else "missing"
     if not target.is_relative_to(base) or not target.is_relative_to(root):
