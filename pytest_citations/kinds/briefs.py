@@ -11,7 +11,6 @@ the stored citation objects each marker resolves to, from the sidecar ``<stem>.c
 
 from __future__ import annotations
 
-import datetime
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -48,35 +47,6 @@ _ENTRY = re.compile(
     r"\s+(?P<url><?https?://[^\s<>]+>?)"
     r"(?P<tags>(?:\s+\[(?:Paywall|Monitor-only source)\])*)$"
 )
-_ISO = re.compile(
-    r"^(?P<date>[0-9]{4}-[0-9]{2}-[0-9]{2})"
-    r"(?:T(?P<time>[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?)(?P<zone>Z|[+-][0-9]{2}:?[0-9]{2})?)?$"
-)
-
-
-def parse_iso(value: Any) -> datetime.datetime | None:
-    """An ISO 8601 date or date-time (naive values taken as UTC), or None."""
-    if not isinstance(value, str):
-        return None
-    match = _ISO.match(value)
-    if not match:
-        return None
-    text = match.group("date") + ("T" + match.group("time") if match.group("time") else "")
-    zone = match.group("zone")
-    try:
-        moment = datetime.datetime.fromisoformat(text)
-        if zone and zone != "Z":
-            sign = 1 if zone[0] == "+" else -1
-            digits = zone[1:].replace(":", "")
-            offset = datetime.timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
-            if offset >= datetime.timedelta(hours=24):
-                return None
-            return moment.replace(tzinfo=datetime.timezone(sign * offset))
-    except ValueError:
-        return None
-    return moment.replace(tzinfo=datetime.timezone.utc)
-
-
 @dataclass(frozen=True)
 class Marker:
     number: int

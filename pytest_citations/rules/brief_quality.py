@@ -12,9 +12,10 @@ from typing import Any
 
 import regex
 
-from pytest_citations.kinds.briefs import ABSTAIN_SECTIONS, Brief, Bullet, chunk_text, parse_iso
+from pytest_citations.kinds.briefs import ABSTAIN_SECTIONS, Brief, Bullet, chunk_text
 from pytest_citations.rules import Finding, Option, rule
 from pytest_citations.rules.briefs import _brief, _doc, _files
+from pytest_citations.timestamps import parse_iso_8601
 
 KIND = "briefs"
 INSUFFICIENT_CREDIBLE = "[Insufficient credible evidence for this claim]"
@@ -711,13 +712,13 @@ def pack_stale_chunk(brief: Brief, ctx):
     sensitive = brief.pack.get("time_sensitive")
     if not (sensitive if isinstance(sensitive, bool) else ctx.options["time-sensitive"]):
         return
-    generated = parse_iso(brief.pack.get("generated_at"))
+    generated = parse_iso_8601(brief.pack.get("generated_at"))
     if generated is None:
         return
     oldest = generated - datetime.timedelta(days=ctx.options["recency-days"])
     stale = []
     for chunk in view["chunks"]:
-        published = parse_iso(chunk.get("published_at"))
+        published = parse_iso_8601(chunk.get("published_at"))
         if published is not None and published < oldest:
             stale.append(f"{chunk.get('chunk_id')} ({chunk.get('published_at')})")
     if stale:

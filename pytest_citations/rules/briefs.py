@@ -4,9 +4,10 @@ References entry and a stored citation object, and every object true to the stor
 from __future__ import annotations
 
 from pytest_citations.diagnostics import Severity
-from pytest_citations.kinds.briefs import REQUIRED_FIELDS, Brief, parse_iso, sidecar_candidates
+from pytest_citations.kinds.briefs import REQUIRED_FIELDS, Brief, sidecar_candidates
 from pytest_citations.registry import url_matches
 from pytest_citations.rules import Finding, rule
+from pytest_citations.timestamps import parse_iso_8601
 
 KIND = "briefs"
 
@@ -431,7 +432,7 @@ def invalid_citation_timestamp(brief: Brief, ctx):
             value = citation.get(key)
             if value is None or value == "":
                 continue  # B308 reports a missing field
-            moments[key] = parse_iso(value)
+            moments[key] = parse_iso_8601(value)
             if moments[key] is None:
                 yield _at(marker, f"citation [{number}]: {key} {value!r} is not an ISO 8601 date-time")
         published, fetched = moments.get("published_at"), moments.get("fetched_at")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime
 import json
 import re
 from functools import lru_cache
@@ -13,15 +12,12 @@ from pytest_citations.diagnostics import Edit, Fix
 from pytest_citations.jsonlines import loads, type_name
 from pytest_citations.kinds.url_citations import Record
 from pytest_citations.rules import Option, bundled_validator, rule
+from pytest_citations.timestamps import parse_iso_8601
 from pytest_citations.urls import NotAbsoluteURL, cid_for, normalize_url
 
 KIND = "url-citations"
 STATUSES = ("valid", "invalid", "mismatch", "paywalled", "blocked")
 _CID = re.compile(r"^cid_[0-9a-f]{64}\Z")
-_ISO_8601 = re.compile(
-    r"^(\d{4})-(\d{2})-(\d{2})"
-    r"(?:T(\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?\Z"
-)
 _SCHEMA_FILE = Path(__file__).resolve().parent.parent / "schemas" / "citation.v1.schema.json"
 _REQUIRED = ("schema_version", "normalized_url", "cid", "url", "url_original", "status", "checked_at", "found_by", "notes")
 _STRINGS = ("normalized_url", "cid", "url", "url_original", "status", "checked_at", "notes")
@@ -387,23 +383,6 @@ def unknown_status(record: Record, ctx):
         yield record.finding(f"status {status!r} is not one of {', '.join(STATUSES)}", "status")
 
 
-def is_iso_8601(text: str) -> bool:
-    """An ISO 8601 calendar date, optionally with a time and zone, with real calendar values."""
-    match = _ISO_8601.match(text)
-    if not match:
-        return False
-    year, month, day, hour, minute, second, _, zone = match.groups()
-    try:
-        datetime.datetime(int(year), int(month), int(day), int(hour or 0), int(minute or 0), int(second or 0))
-    except ValueError:
-        return False
-    if zone and zone != "Z":
-        digits = zone[1:].replace(":", "")
-        if int(digits[:2]) > 23 or (len(digits) > 2 and int(digits[2:]) > 59):
-            return False
-    return True
-
-
 @rule("U108", "checked-at-not-iso8601", kind=KIND)
 def checked_at_not_iso8601(record: Record, ctx):
     """
@@ -433,7 +412,7 @@ def checked_at_not_iso8601(record: Record, ctx):
     Write timestamps in ISO 8601, preferably UTC with `Z`.
     """
     value = record.data.get("checked_at")
-    if isinstance(value, str) and not is_iso_8601(value):
+    if isinstance(value, str) and parse_iso_8601(value) is None:
         yield record.finding(f"checked_at {value!r} is not an ISO 8601 date or date-time", "checked_at")
 
 
