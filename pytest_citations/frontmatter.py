@@ -20,6 +20,8 @@ from ruamel.yaml.error import MarkedYAMLError
 from ruamel.yaml.nodes import ScalarNode
 from ruamel.yaml.reader import ReaderError
 
+from pytest_citations.jsonlines import nesting_depth
+
 DELIMITER = "---"
 _CORE_TAGS = {f"tag:yaml.org,2002:{name}" for name in ("str", "int", "float", "bool", "null", "seq", "map", "timestamp")}
 _TIMESTAMP = re.compile(
@@ -102,15 +104,7 @@ def flow_depth(text: str) -> int:
     """The deepest nesting of flow collections (``[`` and ``{`` outside quotes)."""
     if text.count("[") + text.count("{") <= MAX_DEPTH:
         return 0
-    depth = deepest = 0
-    for token in _FLOW_TOKEN.finditer(text):
-        char = token.group()[0]
-        if char in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif char in "]}":
-            depth = max(depth - 1, 0)
-    return deepest
+    return nesting_depth(text, _FLOW_TOKEN)
 
 
 def parse(text: str) -> FrontMatter | None:

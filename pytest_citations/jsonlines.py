@@ -90,15 +90,17 @@ def _lone_surrogate(value: Any) -> str | None:
     return None
 
 
-def _nesting_depth(text: str) -> int:
+def nesting_depth(text: str, tokens: re.Pattern[str] = _NESTING_TOKEN) -> int:
+    """The deepest nesting of ``[`` and ``{`` in ``text``; ``tokens`` matches the quoted strings to
+    skip (JSON's by default) and the brackets themselves."""
     depth = deepest = 0
-    for token in _NESTING_TOKEN.finditer(text):
+    for token in tokens.finditer(text):
         char = token.group()[0]
         if char in "[{":
             depth += 1
             deepest = max(deepest, depth)
         elif char in "]}":
-            depth -= 1
+            depth = max(depth - 1, 0)
     return deepest
 
 
@@ -106,7 +108,7 @@ def loads(text: str) -> Any:
     """``json.loads`` that refuses duplicate keys, NaN/Infinity (written or by overflow, ``1e400``),
     numbers longer than MAX_DIGITS, lone surrogate escapes (``"\\ud800"``, which no UTF-8 file can
     hold) and nesting deeper than MAX_DEPTH."""
-    if text.count("[") + text.count("{") > MAX_DEPTH and _nesting_depth(text) > MAX_DEPTH:
+    if text.count("[") + text.count("{") > MAX_DEPTH and nesting_depth(text) > MAX_DEPTH:
         raise RecursionError("nested too deeply")
     value = _DECODER.decode(text)
     if "\\u" in text and _SURROGATE_ESCAPE.search(text):
