@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pytest_citations.diagnostics import Edit, Fix, Severity
 from pytest_citations.frontmatter import Node, Timestamp, is_datetime
+from pytest_citations.jsonlines import type_name
 from pytest_citations.kinds.memories import LINK_TYPES, Memory, index_for, verdicts
 from pytest_citations.rules import Finding, rule
 
@@ -159,21 +160,15 @@ def yaml_duplicate_key():
 
 
 def _type_name(value) -> str:
-    if value is None:
-        return "null"
+    """Type names for YAML messages: JSON's, with YAML's words for collections and timestamps."""
     if value == "":
         return "an empty string"
     if isinstance(value, float):
         return f"a number ({value})"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
     if isinstance(value, Timestamp):
         return "a timestamp"
-    return "a list" if isinstance(value, list) else "a mapping"
+    name = type_name(value)
+    return {"an array": "a list", "an object": "a mapping"}.get(name, name)
 
 
 def _expect(node: Node, where: str, check, expected: str):
