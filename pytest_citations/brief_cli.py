@@ -303,7 +303,7 @@ def run_brief(args: argparse.Namespace) -> int:
             except fix_module.FileChangedError as exc:
                 print(f"citations: error: {exc}", file=sys.stderr)
                 return EXIT_ERROR
-        engine.shared.clear()
+        engine.forget()
         brief, diagnostics, source = _brief_and_diagnostics(engine, rel)
         report = evaluate(brief, diagnostics, args.attempt)
         # the decision stands on what the fix removed, not on the replaced text

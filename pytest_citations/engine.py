@@ -7,15 +7,18 @@ import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_citations import baseline as baseline_module
-from pytest_citations import globs, sources, suppressions
+from pytest_citations import dependencies, globs, sources, suppressions
 from pytest_citations.config import Config, has_settings, load_config
 from pytest_citations.diagnostics import Diagnostic, sorted_diagnostics
 from pytest_citations.hookspecs import plugin_manager
 from pytest_citations.kinds import Reported
 from pytest_citations.rules import Finding, Rule, RuleRegistry
+
+if TYPE_CHECKING:
+    from pytest_citations.cache import ResultCache
 
 SNIFF_BYTES = 64 * 1024
 
@@ -90,7 +93,11 @@ class Engine:
         self.baseline = baseline
         self.display_prefix = display_prefix
         self.overrides: dict[str, tuple[str, ...]] = {}  # select/ignore from the command line
-        self.shared: dict[str, Any] = {}  # what kinds compute once per run (indexes, cited files)
+        self.cache_folder: Path | None = None  # where results are cached; None: no cache
+        self._cache: ResultCache | None = None
+        self._memos: dict[Any, tuple[Any, dependencies.Recorder]] = {}
+        self._index_digests: dict[str, str] = {}
+        self.nested_engines: list[Engine] = []  # the nested roots checked from here (shares one list)
 
     @classmethod
     def load(cls, start: Path, config_file: Path | None = None, manager=None, baseline=None) -> Engine:
@@ -110,7 +117,68 @@ class Engine:
         nested = Engine(load_config(folder, self.kinds, self.registry), self.kinds, self.registry, self.baseline,
                         f"{self.display_prefix}{rel}/")
         nested.override(**self.overrides)
+        nested.cache_folder = self.cache_folder
+        nested.nested_engines = self.nested_engines
+        self.nested_engines.append(nested)
         return nested
+
+    # -- what kinds compute once per run, and the result cache --------------------------------
+
+    @property
+    def cache(self) -> ResultCache | None:
+        """The result cache of this root and its settings, opened on first use."""
+        if self._cache is None and self.cache_folder is not None:
+            from pytest_citations.cache import ResultCache, settings_key
+
+            key = settings_key(self.config, self.registry, self.kinds, self.display_prefix)
+            self._cache = ResultCache(self.cache_folder, self.config.root, key)
+        return self._cache
+
+    def save_cache(self) -> None:
+        """Write the cache of this engine and of every nested root it checked."""
+        for engine in (self, *self.nested_engines):
+            if engine._cache is not None:
+                engine._cache.save()
+
+    def memo(self, key: Any, build):
+        """``build()`` once per run; every check that uses the value depends on what it read."""
+        entry = self._memos.get(key)
+        if entry is None:
+            with dependencies.recording() as recorded:
+                value = build()
+            entry = self._memos[key] = (value, recorded)
+        else:
+            dependencies.merge(entry[1])
+        return entry[0]
+
+    def index(self, name: str, build):
+        """A run-wide index (see :func:`dependencies.run_index`): built once per run; a check
+        that uses it depends on its value, not on the files it was built from."""
+        dependencies.note_index(name)
+        entry = self._memos.get(("index", name))
+        if entry is None:
+            with dependencies.recording(into_parent=False) as recorded:
+                value = build()
+            entry = self._memos[("index", name)] = (value, recorded)
+        return entry[0]
+
+    def index_digest(self, name: str) -> str:
+        digest = self._index_digests.get(name)
+        if digest is None:
+            builder = dependencies.INDEXES.get(name)
+            value = builder(self) if builder is not None else None
+            digest = self._index_digests[name] = dependencies.digest(value)
+        return digest
+
+    def file_memo(self, name: str, rel: str, compute):
+        """``compute()``, a JSON value derived from the file ``rel`` alone, cached with the file's hash."""
+        cache = self.cache
+        return compute() if cache is None else cache.file_memo(name, rel, compute)
+
+    def forget(self) -> None:
+        """Drop what was computed in this run (after a fix rewrote files)."""
+        self._memos.clear()
+        self._index_digests.clear()
 
     # -- which files -------------------------------------------------------------------------
 
@@ -147,7 +215,7 @@ class Engine:
         each kind reads it and runs its rules, and the file's diagnostics are merged.
         """
         claimed = []
-        head = None
+        to_sniff = []
         for kind in self.kinds:
             settings = self.config.kinds[kind.name]
             if globs.matches(rel, settings.exclude):
@@ -155,11 +223,16 @@ class Engine:
             if globs.matches(rel, settings.include):
                 claimed.append(kind)
             elif globs.matches(rel, kind.sniff_include):
-                if head is None:
-                    head = self._head(rel)
-                if head and kind.sniff(head):
-                    claimed.append(kind)
-        return tuple(claimed)
+                to_sniff.append(kind)
+        if to_sniff:
+            names = self.file_memo("sniff", rel, lambda: self._sniff(rel, to_sniff))
+            claimed.extend(kind for kind in to_sniff if kind.name in names)
+        return tuple(sorted(claimed, key=self.kinds.index))
+
+    def _sniff(self, rel: str, kinds: list) -> list[str]:
+        """The names of the ``kinds`` whose sniff claims the head of ``rel``."""
+        head = self._head(rel)
+        return [kind.name for kind in kinds if head and kind.sniff(head)]
 
     def _head(self, rel: str) -> str:
         try:
@@ -252,7 +325,26 @@ class Engine:
 
     def check_file(self, rel: str, kinds: tuple, source: sources.Source | None = None) -> list[Diagnostic]:
         """All diagnostics for one file from each of its kinds, after suppressions, per-file
-        ignores and the baseline."""
+        ignores and the baseline; from the cache when nothing the last check read has changed
+        (never for a ``source`` given in memory, which is what ``--fix`` checks)."""
+        cache = self.cache if source is None else None
+        if cache is None:
+            found = self._check_file(rel, kinds, source)
+        else:
+            names = [kind.name for kind in kinds]
+            found = cache.lookup(rel, names, self.index_digest)
+            if found is None:
+                with dependencies.recording() as recorded:
+                    found = self._check_file(rel, kinds, None)
+                if not any(d.code == "C006" for d in found):  # a crash is retried, never remembered
+                    cache.store(rel, names, recorded, self.index_digest, found)
+        if self.display_prefix:
+            found = [dataclasses.replace(d, path=self.display_prefix + d.path) for d in found]
+        if self.baseline is not None:
+            found = baseline_module.subtract(found, self.baseline)
+        return found
+
+    def _check_file(self, rel: str, kinds: tuple, source: sources.Source | None) -> list[Diagnostic]:
         found: list[Diagnostic] = []
         directives: list[suppressions.Directive] = []
         for kind in kinds:
@@ -273,10 +365,6 @@ class Engine:
         ignored = [codes for pattern, codes in self.config.per_file_ignores.items() if globs.matches(rel, [pattern])]
         if ignored:
             found = [d for d in found if not any(d.code.startswith(c) for codes in ignored for c in codes)]
-        if self.display_prefix:
-            found = [dataclasses.replace(d, path=self.display_prefix + d.path) for d in found]
-        if self.baseline is not None:
-            found = baseline_module.subtract(found, self.baseline)
         return sorted_diagnostics(found)
 
     def enabled_rules(self, kind: Any) -> list[Rule]:

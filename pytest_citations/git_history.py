@@ -119,6 +119,41 @@ def work_tree_root(root: Path, timeout: float = DEFAULT_TIMEOUT) -> tuple[Path |
     return (Path(top).resolve(), "") if top else (None, NO_CHECKOUT)
 
 
+def head_commit(root: Path, timeout: float = DEFAULT_TIMEOUT) -> str | None:
+    """The commit checked out in the work tree holding ``root``; None outside one."""
+    if shutil.which("git") is None:
+        return None
+    try:
+        out = _git(root, ["rev-parse", "--verify", "--quiet", "HEAD"], _Budget(timeout))
+    except TimeoutError:
+        return None
+    return out.decode("ascii", "replace").strip() or None if out else None
+
+
+class ChangesError(Exception):
+    """The changes since a revision cannot be listed (no git, no work tree, unknown revision)."""
+
+
+def changed_since(root: Path, revision: str, timeout: float = DEFAULT_TIMEOUT) -> set[str]:
+    """Paths below ``root`` (relative to it) that differ between the merge base of ``revision``
+    and HEAD and the work tree, committed or not, deleted ones included, plus untracked files."""
+    if shutil.which("git") is None:
+        raise ChangesError("git is not installed")
+    budget = _Budget(timeout)
+    try:
+        base = _git(root, ["merge-base", revision, "HEAD"], budget)
+        if base is None:
+            raise ChangesError(f"no common ancestor of {revision!r} and HEAD (is it a revision of this repository?)")
+        diff = _git(root, ["diff", "--name-only", "-z", "--no-renames", "--relative", base.decode().strip(), "--"], budget)
+        untracked = _git(root, ["ls-files", "-z", "--others", "--exclude-standard"], budget)
+    except TimeoutError:
+        raise ChangesError(f"git did not answer within {timeout:g} s") from None
+    if diff is None or untracked is None:
+        raise ChangesError("git could not list the changes")
+    names = (diff + untracked).decode("utf-8", "surrogateescape").split("\0")
+    return {name for name in names if name}
+
+
 def file_history(
     root: Path,
     rel: str,

@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pytest_citations import dependencies
+
 DEFAULT_MAX_FILE_SIZE = 16 * 1024 * 1024
 BOM = "\ufeff"
 _BOM_BYTES = BOM.encode("utf-8")
@@ -64,6 +66,7 @@ def resolve_inside(root: Path, path: Path | str) -> Path:
     when its own name lies inside it. The target of such a link is never opened.
     """
     root = root.resolve()
+    dependencies.note_path(root, path)
     try:
         candidate = Path(path)
         if not candidate.is_absolute():

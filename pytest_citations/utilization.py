@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from pytest_citations import jsonlines, markdown_text, sources
+from pytest_citations import dependencies, jsonlines, markdown_text, sources
 from pytest_citations.urls import NotAbsoluteURL, normalize_url
 
 CITATIONS_FILE = "citations/citations.jsonl"
@@ -158,6 +158,7 @@ def run_folder(root: Path, rel: str) -> str | None:
     folder = PurePosixPath(rel).parent
     while True:
         candidate = root / folder / CITATIONS_FILE
+        dependencies.note_path(root, candidate)  # one that appears later changes the answer
         if candidate.is_file():
             try:
                 sources.resolve_inside(root, candidate)
@@ -173,20 +174,18 @@ def shared_run(engine, rel: str) -> RunIndex | None:
     """The run index of the synthesis file ``rel``, read once per engine run; None when ``rel``
     belongs to no run or its citations file cannot be read."""
     root = engine.config.root
-    folders = engine.shared.setdefault("synthesis.folders", {})
     parent = PurePosixPath(rel).parent.as_posix()
-    if parent not in folders:
-        folders[parent] = run_folder(root, rel)
-    run = folders[parent]
+    run = engine.memo(("synthesis.folder", parent), lambda: run_folder(root, rel))
     if run is None:
         return None
-    runs = engine.shared.setdefault("synthesis.runs", {})
-    if run not in runs:
+
+    def load():
         try:
-            runs[run] = load_run(root, run, engine.config.max_file_size, url_profile(engine))
+            return load_run(root, run, engine.config.max_file_size, url_profile(engine))
         except sources.SourceError:
-            runs[run] = None
-    return runs[run]
+            return None
+
+    return engine.memo(("synthesis.run", run), load)
 
 
 def url_profile(engine) -> str:

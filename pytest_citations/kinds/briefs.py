@@ -337,13 +337,13 @@ def _load_store(ctx, brief: Brief) -> Iterator[Reported]:
     rel = ctx.kind_options.get("evidence-store", "")
     if not rel:
         return
-    cache = ctx.engine.shared.setdefault("briefs.store", {})
-    if rel not in cache:
+    def open_store():
         try:
-            cache[rel] = evidence_store.open_readonly(ctx.root, rel)
+            return evidence_store.open_readonly(ctx.root, rel)
         except evidence_store.StoreError as exc:
-            cache[rel] = exc
-    store = cache[rel]
+            return exc
+
+    store = ctx.engine.memo(("briefs.store", rel), open_store)
     if isinstance(store, evidence_store.StoreError):
         yield Reported("B318", Finding(str(store)))
         return
@@ -441,22 +441,16 @@ def _load_registry(ctx, brief: Brief) -> Iterator[Reported]:
 
     rel = ctx.kind_options.get("registry", "source_registry.yaml")
     brief.registry_rel = rel
-    cache = ctx.engine.shared.setdefault("briefs.registry", {})
-    if rel not in cache:
+    def read_registry():
+        """The parsed registry, None when there is none, or the SourceError that stops reading it."""
         try:
-            path = sources.resolve_inside(ctx.root, rel)
-            exists = path.exists()
+            if not sources.resolve_inside(ctx.root, rel).exists():
+                return None
+            return registry.parse(rel, sources.read_source(ctx.root, rel, ctx.max_file_size).text)
         except sources.SourceError as exc:
-            cache[rel] = exc
-        else:
-            if not exists:
-                cache[rel] = None
-            else:
-                try:
-                    cache[rel] = registry.parse(rel, sources.read_source(ctx.root, rel, ctx.max_file_size).text)
-                except sources.SourceError as exc:
-                    cache[rel] = exc
-    found = cache[rel]
+            return exc
+
+    found = ctx.engine.memo(("briefs.registry", rel), read_registry)
     if isinstance(found, sources.SourceError):
         yield Reported("B319", Finding(f"source registry {rel}: {found.message}"))
         return

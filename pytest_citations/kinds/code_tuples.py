@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from pytest_citations import git_history, jsonlines, markdown_text, sources
+from pytest_citations import dependencies, git_history, jsonlines, markdown_text, sources
 from pytest_citations.kinds import Reported
 from pytest_citations.rules import Finding, Option
 from pytest_citations.suppressions import markdown_directives
@@ -322,18 +322,12 @@ def is_absolute(artifact_id: str) -> bool:
 def read_cited(engine, artifact_id: str) -> Cited:
     """The cited file, confined to the root and read once per run (its target is never opened
     when it lies outside the root)."""
-    cache = engine.shared.setdefault("code-tuples.files", {})
-    if artifact_id in cache:
-        return cache[artifact_id]
-    root = engine.config.root
     if is_absolute(artifact_id):
-        cited = Cited(OUTSIDE, reason=f"{artifact_id} is an absolute path, not a project-relative one")
-    elif "\0" in artifact_id:
-        cited = Cited(MISSING, reason=f"{artifact_id!r} names no file")
-    else:
-        cited = _read(root, artifact_id, engine.config.max_file_size)
-    cache[artifact_id] = cited
-    return cited
+        return Cited(OUTSIDE, reason=f"{artifact_id} is an absolute path, not a project-relative one")
+    if "\0" in artifact_id:
+        return Cited(MISSING, reason=f"{artifact_id!r} names no file")
+    root, max_size = engine.config.root, engine.config.max_file_size
+    return engine.memo(("code-tuples.file", artifact_id), lambda: _read(root, artifact_id, max_size))
 
 
 def _read(root: Path, artifact_id: str, max_size: int) -> Cited:
@@ -361,21 +355,28 @@ def _read(root: Path, artifact_id: str, max_size: int) -> Cited:
 
 
 def history_for(engine, rel: str, options: dict) -> git_history.History:
-    """The git history of a cited file, looked up once per run."""
-    cache = engine.shared.setdefault("code-tuples.history", {})
-    if rel not in cache:
-        mode = options["git-history"]
-        if mode == "off":
-            cache[rel] = git_history.History(None, "git history lookup is off (git-history = \"off\")")
-        else:
-            cache[rel] = git_history.file_history(
-                engine.config.root,
-                rel,
-                max_commits=options["git-max-commits"],
-                timeout=options["git-timeout"],
-                enclosing=mode == "enclosing",
-            )
-    return cache[rel]
+    """The git history of a cited file, looked up once per run (a cached result that used it
+    depends on the commit checked out)."""
+    mode = options["git-history"]
+    if mode == "off":
+        return git_history.History(None, "git history lookup is off (git-history = \"off\")")
+    head_commit(engine)
+    return engine.memo(
+        ("code-tuples.history", rel, mode, options["git-max-commits"], options["git-timeout"]),
+        lambda: git_history.file_history(
+            engine.config.root,
+            rel,
+            max_commits=options["git-max-commits"],
+            timeout=options["git-timeout"],
+            enclosing=mode == "enclosing",
+        ),
+    )
+
+
+@dependencies.run_index("git.head")
+def head_commit(engine) -> str | None:
+    """The commit checked out at the root (None outside a git work tree)."""
+    return git_history.head_commit(engine.config.root)
 
 
 def verdict(item: Tuple, ctx) -> tuple[str, Cited] | None:

@@ -16,7 +16,7 @@ option), and in corpus records ``doc_id``, ``section_id`` and ``parent_id``. Eve
 (``evidence.doc_spans[].doc_id`` holds part-level ids such as ``EAR-736``) is left alone.
 
 Resolution (a cited id names exactly one corpus record) needs every corpus record of the
-repository: :func:`corpus_index` reads them once per run into ``engine.shared``.
+repository: :func:`corpus_index` reads them once per run (a run-wide index, see `dependencies`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-from pytest_citations import jsonlines, sources
+from pytest_citations import dependencies, jsonlines, sources
 from pytest_citations.ear_ids import DEFAULT_IRI_BASE
 from pytest_citations.kinds import Reported
 from pytest_citations.rules import Finding, Option
@@ -321,31 +321,35 @@ def file_format(rel: str) -> str:
     return KG_SUFFIXES.get(suffix, "jsonl")
 
 
+@dependencies.run_index("ear-ids.corpus")
 def corpus_index(engine) -> CorpusIndex:
-    """Every ``retrieval-corpus.v1`` record's ``doc_id`` in the repository, read once per run."""
-    key = "ear-ids.corpus"
-    if key not in engine.shared:
-        index = CorpusIndex()
-        root, limit = engine.config.root, engine.config.max_file_size
-        for rel, kinds in engine.discover([root]):
-            if not any(getattr(kind, "name", None) == KIND.name for kind in kinds) or file_format(rel) != "jsonl":
+    """Every ``retrieval-corpus.v1`` record's ``doc_id`` in the repository."""
+    index = CorpusIndex()
+    for rel, kinds in engine.discover([engine.config.root]):
+        if not any(getattr(kind, "name", None) == KIND.name for kind in kinds) or file_format(rel) != "jsonl":
+            continue
+        for doc_id, line in engine.file_memo("ear-ids.corpus", rel, lambda rel=rel: _corpus_doc_ids(engine, rel)):
+            index.by_doc_id.setdefault(doc_id, []).append((rel, line))
+    return index
+
+
+def _corpus_doc_ids(engine, rel: str) -> list[list]:
+    """[doc_id, line] of every corpus record in one file (none when it cannot be read: the file
+    reports its own diagnostic)."""
+    found = []
+    try:
+        for line in sources.iter_lines(engine.config.root, rel, engine.config.max_file_size):
+            if CORPUS_SCHEMA not in line.text:
                 continue
             try:
-                for line in sources.iter_lines(root, rel, limit):
-                    if CORPUS_SCHEMA not in line.text:
-                        continue
-                    try:
-                        data = jsonlines.loads(line.text)
-                    except (ValueError, RecursionError):
-                        continue
-                    if isinstance(data, dict) and data.get("schema_version") == CORPUS_SCHEMA:
-                        doc_id = data.get("doc_id")
-                        if isinstance(doc_id, str):
-                            index.by_doc_id.setdefault(doc_id, []).append((rel, line.number))
-            except sources.SourceError:  # the file reports its own diagnostic; the index goes on
+                data = jsonlines.loads(line.text)
+            except (ValueError, RecursionError):
                 continue
-        engine.shared[key] = index
-    return engine.shared[key]
+            if isinstance(data, dict) and data.get("schema_version") == CORPUS_SCHEMA and isinstance(data.get("doc_id"), str):
+                found.append([data["doc_id"], line.number])
+    except sources.SourceError:
+        return []
+    return found
 
 
 # -- the kind ---------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from pytest_citations import frontmatter, sources
+from pytest_citations import dependencies, frontmatter, sources
 from pytest_citations.frontmatter import FrontMatter, Node
 from pytest_citations.kinds import Reported
 from pytest_citations.rules import Finding
@@ -125,24 +125,34 @@ VALID = Verdict(True)
 CitedLines = Callable[[str], "list[str] | sources.SourceError"]
 
 
+def read_cited_lines(root: Path, rel: str, max_size: int):
+    """Lines of a cited file: split on ``\\n``, a trailing ``\\r`` dropped, and no empty last line
+    for a final line end (so a file's length is its number of lines); the SourceError if unreadable."""
+    try:
+        text = sources.read_source(root, rel, max_size).text
+    except sources.SourceError as error:
+        return error
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
 def cited_lines_reader(root: Path, max_size: int, cache: dict) -> CitedLines:
-    """Lines of a cited file, read once per run: split on ``\\n``, a trailing ``\\r`` dropped, and
-    no empty last line for a final line end (so a file's length is its number of lines)."""
+    """:func:`read_cited_lines`, once per file for as long as ``cache`` lives."""
 
     def read(rel: str):
         if rel not in cache:
-            try:
-                text = sources.read_source(root, rel, max_size).text
-            except sources.SourceError as error:
-                cache[rel] = error
-            else:
-                lines = text.split("\n")
-                if lines and lines[-1] == "":
-                    lines.pop()
-                cache[rel] = [line[:-1] if line.endswith("\r") else line for line in lines]
+            cache[rel] = read_cited_lines(root, rel, max_size)
         return cache[rel]
 
     return read
+
+
+def engine_reader(engine) -> CitedLines:
+    """:func:`read_cited_lines`, once per file per run, each use noted as a dependency."""
+    root, max_size = engine.config.root, engine.config.max_file_size
+    return lambda rel: engine.memo(("memories.cited-lines", rel), lambda: read_cited_lines(root, rel, max_size))
 
 
 def verify_citation(root: Path, citation: Citation, read_lines: CitedLines) -> Verdict:
@@ -180,17 +190,10 @@ def verify_citation(root: Path, citation: Citation, read_lines: CitedLines) -> V
     return VALID
 
 
-def shared_reader(ctx) -> CitedLines:
-    """The run-wide cited-file reader of the engine behind a rule context."""
-    engine = ctx.file.engine
-    cache = engine.shared.setdefault("memories.cited-lines", {})
-    return cited_lines_reader(engine.config.root, engine.config.max_file_size, cache)
-
-
 def verdicts(memory: Memory, ctx) -> list[Verdict | None]:
     """One verdict per citation (None where its fields have the wrong types), computed once."""
     if "verdicts" not in memory.memo:
-        read = shared_reader(ctx)
+        read = engine_reader(ctx.file.engine)
         memory.memo["verdicts"] = [
             verify_citation(ctx.root, citation, read) if citation.checkable else None for citation in memory.citations
         ]
@@ -206,25 +209,32 @@ class MemoryIndex:
     supersedes: dict[str, list[str]]  # memory id -> ids it supersedes
 
 
+@dependencies.run_index("memories.index")
 def index_for(engine) -> MemoryIndex:
-    """Every memory under the repository root, read once per run."""
-    if "memories.index" not in engine.shared:
-        by_id: dict[str, list[str]] = {}
-        supersedes: dict[str, list[str]] = {}
-        for rel, kinds in engine.discover([engine.config.root]):
-            if KIND not in kinds:
-                continue
-            try:
-                text = sources.read_source(engine.config.root, rel, engine.config.max_file_size).text
-                memory = read_memory(rel, text)
-            except Exception:  # an unreadable memory reports its own diagnostic; the index goes on
-                continue
-            by_id.setdefault(memory.id, []).append(rel)
-            supersedes.setdefault(memory.id, []).extend(
-                link.target for link in memory.links if link.type == "supersedes" and isinstance(link.target, str)
-            )
-        engine.shared["memories.index"] = MemoryIndex(by_id, supersedes)
-    return engine.shared["memories.index"]
+    """Every memory under the repository root: its id and the ids it supersedes."""
+    by_id: dict[str, list[str]] = {}
+    supersedes: dict[str, list[str]] = {}
+    for rel, kinds in engine.discover([engine.config.root]):
+        if KIND not in kinds:
+            continue
+        entry = engine.file_memo("memories.index", rel, lambda rel=rel: _index_entry(engine, rel))
+        if entry is None:  # an unreadable memory reports its own diagnostic; the index goes on
+            continue
+        memory_id, targets = entry
+        by_id.setdefault(memory_id, []).append(rel)
+        supersedes.setdefault(memory_id, []).extend(targets)
+    return MemoryIndex(by_id, supersedes)
+
+
+def _index_entry(engine, rel: str) -> list | None:
+    """[id, ids it supersedes] of one memory file, or None if it cannot be read."""
+    try:
+        text = sources.read_source(engine.config.root, rel, engine.config.max_file_size).text
+        memory = read_memory(rel, text)
+    except Exception:
+        return None
+    targets = [link.target for link in memory.links if link.type == "supersedes" and isinstance(link.target, str)]
+    return [memory.id, targets]
 
 
 class Memories:

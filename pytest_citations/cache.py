@@ -1,0 +1,283 @@
+"""The result cache: a file's diagnostics, reused while nothing they depend on has changed.
+
+An entry is keyed by the sha256 of the artifact and of every path its check resolved (see
+:mod:`pytest_citations.dependencies`), the digests of the run-wide indexes it consulted, and the
+kinds that claimed the file; the cache file as a whole belongs to one tool version and one
+effective configuration (:func:`settings_key`). Re-hashing is avoided by a stat fast path: a file
+whose size, mtime_ns and inode are those recorded with its hash is taken to hold the same bytes.
+mtime alone is never trusted (a CI checkout resets it), and a file modified within
+:data:`RACY_SECONDS` of being hashed never takes the fast path (a same-tick edit could hide).
+
+The cache is a single JSON document written atomically; one that is unreadable, corrupt or
+written by another version or configuration is ignored and replaced, never trusted. Entries
+unseen for :data:`PRUNE_DAYS` days are dropped when it is written.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import stat
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pytest_citations import __version__, dependencies, sources
+from pytest_citations.diagnostics import Diagnostic, Edit, Fix, Severity
+
+FORMAT = 1
+PRUNE_DAYS = 30
+RACY_SECONDS = 2.0
+DEFAULT_FOLDER = ".citations_cache"
+_HASH_CHUNK = 1 << 20
+
+# A fingerprint is a sha256 hex digest, or one of these for a path that holds no readable file.
+ABSENT, NOT_A_FILE, UNRESOLVABLE = "absent", "not-a-file", "unresolvable"
+
+
+def settings_key(config, registry, kinds, display_prefix: str = "") -> str:
+    """The digest of everything besides file contents that decides a result: the tool's
+    version, the effective settings (not where the repository lies on disk), the rules and kinds
+    installed, and where a nested root sits below the root the run started from."""
+    settings = {f.name: getattr(config, f.name) for f in dataclasses.fields(config) if f.name not in ("root", "source")}
+    rules = sorted((item.code, item.kind or "", item.severity.value) for item in registry)
+    return dependencies.digest((FORMAT, __version__, display_prefix, settings, rules, [k.name for k in kinds]))
+
+
+def _today() -> int:
+    return int(time.time() // 86400)
+
+
+def diagnostic_to_json(d: Diagnostic) -> list:
+    fix = None if d.fix is None else [d.fix.description, [[e.start, e.end, e.text] for e in d.fix.edits]]
+    return [d.code, d.name, d.severity.value, d.message, d.path, d.line, d.col, fix, d.context]
+
+
+def diagnostic_from_json(row: list) -> Diagnostic:
+    code, name, severity, message, path, line, col, fix, context = row
+    if fix is not None:
+        fix = Fix(fix[0], tuple(Edit(*edit) for edit in fix[1]))
+    return Diagnostic(code, name, Severity(severity), message, path, line, col, fix, context)
+
+
+class ResultCache:
+    """One cache file: the files table (stat and hash, plus per-file memos) and the results."""
+
+    def __init__(self, folder: Path, root: Path, key: str) -> None:
+        self.folder = folder
+        self.root = root
+        self.key = key
+        self.path = folder / f"results-{key[:24]}.json"
+        self.files: dict[str, dict[str, Any]] = {}  # rel -> {"stat": [...]|None, "sha": str, "memo": {...}}
+        self.results: dict[str, dict[str, Any]] = {}  # rel -> {"kinds", "paths", "indexes", "diagnostics", "seen"}
+        self.dirty = False
+        self.hits = 0
+        self.misses = 0
+        self._fingerprints: dict[str, str] = {}  # this run's, computed once per path
+        self._today = _today()
+        self._load()
+
+    # -- the file on disk ----------------------------------------------------------------------
+
+    def _load(self) -> None:
+        try:
+            with open(self.path, encoding="utf-8") as stream:
+                data = json.load(stream)
+        except (OSError, ValueError, RecursionError):
+            return
+        if not (isinstance(data, dict) and data.get("format") == FORMAT and data.get("key") == self.key):
+            return
+        files, results = data.get("files"), data.get("results")
+        if isinstance(files, dict) and isinstance(results, dict):
+            self.files, self.results = files, results
+
+    def save(self) -> None:
+        """Write the cache if anything changed: atomically, after pruning old entries. A cache
+        that cannot be written is not an error: the next run is only slower."""
+        if not self.dirty:
+            return
+        oldest = self._today - PRUNE_DAYS
+        self.results = {rel: entry for rel, entry in self.results.items() if entry.get("seen", 0) >= oldest}
+        self.files = {rel: entry for rel, entry in self.files.items() if entry.get("seen", 0) >= oldest}
+        data = {"format": FORMAT, "key": self.key, "files": self.files, "results": self.results}
+        try:
+            prepare_folder(self.folder)
+            write_atomic(self.path, json.dumps(data, separators=(",", ":")).encode("utf-8"))
+        except OSError:
+            return
+        self.dirty = False
+        prune_folder(self.folder, self._today)
+
+    def changes(self, since: dict[str, set[str]]) -> dict[str, Any]:
+        """The entries written in this process (for an xdist worker to send to the controller)."""
+        return {
+            "key": self.key,
+            "files": {rel: self.files[rel] for rel in since["files"] if rel in self.files},
+            "results": {rel: self.results[rel] for rel in since["results"] if rel in self.results},
+        }
+
+    def absorb(self, changes: dict[str, Any]) -> None:
+        """Take entries another process computed (same key only)."""
+        if changes.get("key") != self.key:
+            return
+        self.files.update(changes.get("files", {}))
+        self.results.update(changes.get("results", {}))
+        self.dirty = True
+
+    # -- fingerprints --------------------------------------------------------------------------
+
+    def fingerprint(self, rel: str) -> str:
+        """The sha256 of the file at ``rel`` now (or what stands in its place), once per run."""
+        found = self._fingerprints.get(rel)
+        if found is None:
+            found = self._fingerprints[rel] = self._fingerprint(rel)
+        return found
+
+    def _fingerprint(self, rel: str) -> str:
+        try:
+            path = sources.resolve_inside(self.root, rel)
+        except sources.SourceError:
+            return UNRESOLVABLE
+        try:
+            info = os.stat(path)
+        except FileNotFoundError:
+            return ABSENT
+        except OSError:
+            return UNRESOLVABLE
+        if not stat.S_ISREG(info.st_mode):
+            return NOT_A_FILE
+        signature = [info.st_size, info.st_mtime_ns, info.st_ino]
+        entry = self.files.get(rel)
+        if entry is not None and entry.get("stat") == signature:
+            self._seen(entry)
+            return entry["sha"]
+        try:
+            sha = _sha256(path)
+        except OSError:
+            return UNRESOLVABLE
+        racy = time.time_ns() - info.st_mtime_ns < RACY_SECONDS * 1e9
+        if entry is None or entry.get("sha") != sha:
+            entry = {"memo": {}}
+        entry.update(stat=None if racy else signature, sha=sha, seen=self._today)
+        self.files[rel] = entry
+        self.dirty = True
+        return sha
+
+    def _seen(self, entry: dict[str, Any]) -> None:
+        if entry.get("seen") != self._today:
+            entry["seen"] = self._today
+            self.dirty = True
+
+    def relative(self, path: str) -> str | None:
+        """A recorded absolute path as a root-relative one; None outside the root (never read)."""
+        try:
+            return Path(path).relative_to(self.root).as_posix()
+        except ValueError:
+            return None
+
+    # -- per-file memos ------------------------------------------------------------------------
+
+    def file_memo(self, name: str, rel: str, compute: Callable[[], Any]) -> Any:
+        """``compute()`` (a JSON value derived from the file ``rel`` alone), reused while the
+        file's bytes stay the same."""
+        sha = self.fingerprint(rel)
+        entry = self.files.get(rel)
+        if entry is None or entry.get("sha") != sha:  # no readable file: nothing to key it by
+            return compute()
+        memo = entry.setdefault("memo", {})
+        if name in memo:
+            return memo[name]
+        value = memo[name] = compute()
+        self.dirty = True
+        return value
+
+    # -- results -------------------------------------------------------------------------------
+
+    def lookup(self, rel: str, kinds: list[str], index_digest: Callable[[str], str]) -> list[Diagnostic] | None:
+        entry = self.results.get(rel)
+        if entry is None or entry.get("kinds") != kinds:
+            self.misses += 1
+            return None
+        try:
+            fresh = all(self.fingerprint(path) == sha for path, sha in entry["paths"].items()) and all(
+                index_digest(name) == value for name, value in entry["indexes"].items()
+            )
+            diagnostics = [diagnostic_from_json(row) for row in entry["diagnostics"]] if fresh else None
+        except (KeyError, TypeError, ValueError, AttributeError):  # a damaged entry: recheck
+            diagnostics = None
+        if diagnostics is None:
+            self.misses += 1
+            return None
+        self.hits += 1
+        self._seen(entry)
+        return diagnostics
+
+    def store(self, rel: str, kinds: list[str], recorded: dependencies.Recorder, index_digest: Callable[[str], str],
+              diagnostics: list[Diagnostic]) -> None:
+        paths = {rel: self.fingerprint(rel)}
+        for path in recorded.paths:
+            shown = self.relative(path)
+            if shown is not None:
+                paths[shown] = self.fingerprint(shown)
+        self.results[rel] = {
+            "kinds": kinds,
+            "paths": paths,
+            "indexes": {name: index_digest(name) for name in sorted(recorded.indexes)},
+            "diagnostics": [diagnostic_to_json(d) for d in diagnostics],
+            "seen": self._today,
+        }
+        self.dirty = True
+
+    def dependents(self, changed: set[str]) -> set[str]:
+        """The artifacts whose recorded result depended on one of the ``changed`` paths."""
+        return {rel for rel, entry in self.results.items() if changed.intersection(entry.get("paths", ()))}
+
+    def known(self, rel: str) -> bool:
+        return rel in self.results
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as stream:
+        while chunk := stream.read(_HASH_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def prepare_folder(folder: Path) -> None:
+    """Create the cache folder, marked so that git and backup tools leave it alone."""
+    if folder.is_dir():
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / ".gitignore").write_text("# created by pytest-citations\n*\n", encoding="utf-8")
+    (folder / "CACHEDIR.TAG").write_text(
+        "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by pytest-citations.\n",
+        encoding="utf-8",
+    )
+
+
+def prune_folder(folder: Path, today: int) -> None:
+    """Delete cache files (of other versions or settings) not written for :data:`PRUNE_DAYS`."""
+    try:
+        entries = list(folder.glob("results-*.json"))
+        for entry in entries:
+            if entry.stat().st_mtime // 86400 < today - PRUNE_DAYS:
+                entry.unlink()
+    except OSError:
+        return
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise

@@ -1,0 +1,95 @@
+"""What a check depended on: every path it resolved, and every run-wide index it consulted.
+
+A cached result is only as good as its key, and a kind cannot be trusted to list what it read.
+So nothing is listed by hand: :func:`pytest_citations.sources.resolve_inside`, which every read
+goes through, notes the path in the innermost active :class:`Recorder`. A path that was looked
+up and found missing is noted too (a file that appears later changes the result).
+
+Run-wide indexes (every memory's id, every corpus doc_id) are built from many files once per
+run. A result that consulted one depends on the index's *value*, not on each file it was built
+from, so that editing the body of one memory does not invalidate every other memory: such a
+dependency is noted by name, and its builder is registered here with :func:`run_index` so that a
+later run can rebuild the index and compare digests.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import hashlib
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+_active: contextvars.ContextVar[Recorder | None] = contextvars.ContextVar("citations_recorder", default=None)
+
+# index name -> builder(engine) -> value; filled at import time by @run_index
+INDEXES: dict[str, Callable[[Any], Any]] = {}
+
+
+class Recorder:
+    """The absolute paths resolved and the index names consulted while it was active."""
+
+    def __init__(self) -> None:
+        self.paths: set[str] = set()
+        self.indexes: set[str] = set()
+
+    def merge(self, other: Recorder) -> None:
+        self.paths |= other.paths
+        self.indexes |= other.indexes
+
+
+@contextmanager
+def recording(into_parent: bool = True) -> Iterator[Recorder]:
+    """Record into a fresh recorder; on exit its notes also go to the enclosing one, unless
+    ``into_parent`` is false (an index hides the files it was built from behind its name)."""
+    parent = _active.get()
+    recorder = Recorder()
+    token = _active.set(recorder)
+    try:
+        yield recorder
+    finally:
+        _active.reset(token)
+        if parent is not None and into_parent:
+            parent.merge(recorder)
+
+
+def note_path(root: Path, path: Path | str) -> None:
+    recorder = _active.get()
+    if recorder is not None:
+        recorder.paths.add(os.path.normpath(os.path.join(root, path)))
+
+
+def note_index(name: str) -> None:
+    recorder = _active.get()
+    if recorder is not None:
+        recorder.indexes.add(name)
+
+
+def merge(recorded: Recorder) -> None:
+    """Note again what a memoized value was built from, for the check that now reuses it."""
+    recorder = _active.get()
+    if recorder is not None:
+        recorder.merge(recorded)
+
+
+def run_index(name: str):
+    """Register ``builder(engine)`` as the run-wide index ``name``; calling the decorated
+    function returns the run's one value of it and notes the dependency on it."""
+
+    def decorate(builder: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        def index(engine):
+            return engine.index(name, lambda: builder(engine))
+
+        INDEXES[name] = index
+        index.__doc__ = builder.__doc__
+        index.__name__ = builder.__name__
+        return index
+
+    return decorate
+
+
+def digest(value: Any) -> str:
+    """A digest of a plain value (built from str, numbers, tuples, lists, dicts, dataclasses)."""
+    return hashlib.sha256(repr(value).encode("utf-8", "surrogatepass")).hexdigest()
