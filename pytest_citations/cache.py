@@ -43,7 +43,8 @@ def settings_key(config, registry, kinds, display_prefix: str = "") -> str:
     """The digest of everything besides file contents that decides a result: the tool's
     version, the effective settings (not where the repository lies on disk), the rules and kinds
     installed, and where a nested root sits below the root the run started from."""
-    settings = {f.name: getattr(config, f.name) for f in dataclasses.fields(config) if f.name not in ("root", "source")}
+    where = ("root", "source", "cache_dir")
+    settings = {f.name: getattr(config, f.name) for f in dataclasses.fields(config) if f.name not in where}
     rules = sorted((item.code, item.kind or "", item.severity.value) for item in registry)
     return dependencies.digest((FORMAT, __version__, display_prefix, settings, rules, [k.name for k in kinds]))
 
@@ -65,16 +66,20 @@ def diagnostic_from_json(row: list) -> Diagnostic:
 
 
 class ResultCache:
-    """One cache file: the files table (stat and hash, plus per-file memos) and the results."""
+    """One cache file: the files table (stat and hash, plus per-file memos) and the results.
 
-    def __init__(self, folder: Path, root: Path, key: str) -> None:
+    Without a folder it lives in memory only (``--since`` with ``--no-cache`` still needs to
+    learn what each file depends on)."""
+
+    def __init__(self, folder: Path | None, root: Path, key: str) -> None:
         self.folder = folder
         self.root = root
         self.key = key
-        self.path = folder / f"results-{key[:24]}.json"
+        self.path = folder / f"results-{key[:24]}.json" if folder is not None else None
         self.files: dict[str, dict[str, Any]] = {}  # rel -> {"stat": [...]|None, "sha": str, "memo": {...}}
         self.results: dict[str, dict[str, Any]] = {}  # rel -> {"kinds", "paths", "indexes", "diagnostics", "seen"}
         self.dirty = False
+        self.written: dict[str, set[str]] = {"files": set(), "results": set()}  # by this process
         self.hits = 0
         self.misses = 0
         self._fingerprints: dict[str, str] = {}  # this run's, computed once per path
@@ -84,6 +89,8 @@ class ResultCache:
     # -- the file on disk ----------------------------------------------------------------------
 
     def _load(self) -> None:
+        if self.path is None:
+            return
         try:
             with open(self.path, encoding="utf-8") as stream:
                 data = json.load(stream)
@@ -98,7 +105,7 @@ class ResultCache:
     def save(self) -> None:
         """Write the cache if anything changed: atomically, after pruning old entries. A cache
         that cannot be written is not an error: the next run is only slower."""
-        if not self.dirty:
+        if not self.dirty or self.folder is None:
             return
         oldest = self._today - PRUNE_DAYS
         self.results = {rel: entry for rel, entry in self.results.items() if entry.get("seen", 0) >= oldest}
@@ -112,20 +119,28 @@ class ResultCache:
         self.dirty = False
         prune_folder(self.folder, self._today)
 
-    def changes(self, since: dict[str, set[str]]) -> dict[str, Any]:
-        """The entries written in this process (for an xdist worker to send to the controller)."""
-        return {
+    def take_changes(self) -> dict[str, Any]:
+        """The entries written (and the hits and misses counted) since the last call, for the
+        process that writes the cache file (the ``-j`` parent, the xdist controller)."""
+        changes = {
             "key": self.key,
-            "files": {rel: self.files[rel] for rel in since["files"] if rel in self.files},
-            "results": {rel: self.results[rel] for rel in since["results"] if rel in self.results},
+            "files": {rel: self.files[rel] for rel in self.written["files"] if rel in self.files},
+            "results": {rel: self.results[rel] for rel in self.written["results"] if rel in self.results},
+            "hits": self.hits,
+            "misses": self.misses,
         }
+        self.written = {"files": set(), "results": set()}
+        self.hits = self.misses = 0
+        return changes
 
     def absorb(self, changes: dict[str, Any]) -> None:
-        """Take entries another process computed (same key only)."""
+        """Take the entries (and counts) another process sent with :meth:`take_changes`."""
         if changes.get("key") != self.key:
             return
         self.files.update(changes.get("files", {}))
         self.results.update(changes.get("results", {}))
+        self.hits += changes.get("hits", 0)
+        self.misses += changes.get("misses", 0)
         self.dirty = True
 
     # -- fingerprints --------------------------------------------------------------------------
@@ -164,6 +179,7 @@ class ResultCache:
             entry = {"memo": {}}
         entry.update(stat=None if racy else signature, sha=sha, seen=self._today)
         self.files[rel] = entry
+        self.written["files"].add(rel)
         self.dirty = True
         return sha
 
@@ -192,6 +208,7 @@ class ResultCache:
         if name in memo:
             return memo[name]
         value = memo[name] = compute()
+        self.written["files"].add(rel)
         self.dirty = True
         return value
 
@@ -230,14 +247,15 @@ class ResultCache:
             "diagnostics": [diagnostic_to_json(d) for d in diagnostics],
             "seen": self._today,
         }
+        self.written["results"].add(rel)
         self.dirty = True
 
-    def dependents(self, changed: set[str]) -> set[str]:
-        """The artifacts whose recorded result depended on one of the ``changed`` paths."""
-        return {rel for rel, entry in self.results.items() if changed.intersection(entry.get("paths", ()))}
-
-    def known(self, rel: str) -> bool:
-        return rel in self.results
+    def depends_on(self, rel: str, changed: set[str]) -> bool | None:
+        """Whether the last check of ``rel`` read one of the ``changed`` paths; None if unknown."""
+        entry = self.results.get(rel)
+        if entry is None or not isinstance(entry.get("paths"), dict):
+            return None
+        return not changed.isdisjoint(entry["paths"])
 
 
 def _sha256(path: Path) -> str:

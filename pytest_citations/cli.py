@@ -24,6 +24,25 @@ def _codes(text: str) -> tuple[str, ...]:
     return tuple(code.strip().upper() for code in text.split(",") if code.strip())
 
 
+def _jobs(text: str) -> int:
+    try:
+        jobs = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of processes") from None
+    if jobs < 0:
+        raise argparse.ArgumentTypeError("the number of processes cannot be negative")
+    return jobs or os.cpu_count() or 1
+
+
+def _shard(text: str) -> tuple[int, int]:
+    from pytest_citations.selection import parse_shard
+
+    try:
+        return parse_shard(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     from pytest_citations.reporters import FORMATS
 
@@ -50,6 +69,21 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--baseline", type=Path, metavar="FILE", help="report only diagnostics not recorded in FILE")
     check.add_argument("--write-baseline", type=Path, metavar="FILE", help="record every current diagnostic in FILE and exit 0")
     check.add_argument("--no-source", action="store_true", help="do not print the offending source line under each diagnostic")
+    check.add_argument("-j", "--jobs", type=_jobs, default=1, metavar="N",
+                       help="check files in N processes (0: one per core; default 1)")
+    check.add_argument("--no-cache", action="store_true", help="check every file; do not read or write the result cache")
+    check.add_argument("--cache-dir", type=Path, metavar="DIR",
+                       help="keep the result cache in DIR (default: $CITATIONS_CACHE_DIR, else the cache-dir setting, "
+                       ".citations_cache at the root)")
+    changes = check.add_mutually_exclusive_group()
+    changes.add_argument("--since", metavar="REF",
+                         help="check only the files changed since the merge base of REF and HEAD (committed or not) "
+                         "and the files that cite one of them")
+    changes.add_argument("--affected-by", nargs="+", type=Path, metavar="FILE",
+                         help="check only the named files and the files that cite one of them (for pre-commit)")
+    check.add_argument("--shard", type=_shard, metavar="K/N",
+                       help="check only the K-th of N deterministic parts of the files (to split a run across CI jobs)")
+    check.add_argument("-v", "--verbose", action="store_true", help="say how many files were checked and how many came from the cache")
 
     one = commands.add_parser("rule", help="print the documentation of one rule")
     one.add_argument("code", metavar="CODE", help="a rule code (U104) or name (normalized-url-mismatch)")
@@ -97,9 +131,11 @@ def _start_folder(paths: list[Path]) -> Path:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    from pytest_citations.fix import FileChangedError, fix_file
+    from pytest_citations import git_history, parallel
+    from pytest_citations.engine import Task, report_of, run_task
     from pytest_citations.progress import Progress
     from pytest_citations.reporters import render, statistics
+    from pytest_citations.selection import shard_of
 
     paths = args.paths or [Path.cwd()]
     missing = [p for p in paths if not p.exists() and not p.is_symlink()]
@@ -114,26 +150,43 @@ def run_check(args: argparse.Namespace) -> int:
             print(f"citations: error: {option}: no rule code starts with {unknown[0]!r}; `citations rules` lists them", file=sys.stderr)
             return EXIT_USAGE
     engine.override(select=args.select, ignore=args.ignore)
-
-    fixed: dict[str, int] = {}
-
-    def fix_and_check(owner, rel, kinds):
-        try:
-            result = fix_file(owner, rel, kinds)
-        except FileChangedError as exc:
-            print(f"citations: {exc}", file=sys.stderr)
-            return owner.check_file(rel, kinds)
-        if result.applied:
-            fixed[owner.display_prefix + rel] = result.applied
-        return result.diagnostics
+    selecting = bool(args.since or args.affected_by)
+    if not (args.no_cache or args.fix):
+        engine.enable_cache(cache_folder(args.cache_dir, engine))
+    elif selecting:
+        engine.enable_cache(None)  # what each file reads must be learned, even if not kept
 
     progress = Progress()
     try:
-        report = engine.check(paths, args.force_exclude, progress.wrap(fix_and_check if args.fix else None))
+        tasks = engine.plan(paths, args.force_exclude)
+        if args.shard:
+            tasks = shard_of(tasks, args.shard)
+        known: dict[Task, list] = {}
+        if selecting:
+            changed_for = _changes(args)
+            tasks, known = _affected_tasks(tasks, changed_for, args.jobs, progress)
+        fixed: dict[str, int] = {}
+        if args.fix:  # one file after another: a fix may change what the next file reads
+            fix_and_check = progress.wrap(_fixer(fixed))
+            results = [run_task(task, fix_and_check) for task in tasks]
+        else:
+            todo = [task for task in tasks if task not in known]
+            checked = dict(zip(todo, parallel.check(todo, args.jobs, progress.advance), strict=True))
+            results = [known[task] if task in known else checked[task] for task in tasks]
+    except git_history.ChangesError as exc:
+        print(f"citations: error: --since {args.since}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     finally:
         progress.close()
+    engine.save_cache()
+    report = report_of(tasks, results)
+    if args.verbose:
+        _say_counts(engine, len(tasks))
     if not report.files:
-        print("citations: warning: no artifact files found under the given paths", file=sys.stderr)
+        if selecting:
+            print("citations: no artifact file is affected by the changes", file=sys.stderr)
+        else:
+            print("citations: warning: no artifact files found under the given paths", file=sys.stderr)
     if args.fix:
         total = sum(fixed.values())
         print(f"citations: applied {total} fix{'es' if total != 1 else ''} in {len(fixed)} file{'s' if len(fixed) != 1 else ''}", file=sys.stderr)
@@ -159,6 +212,70 @@ def run_check(args: argparse.Namespace) -> int:
     if report.errors and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def cache_folder(option: Path | None, engine: Engine) -> Path:
+    """--cache-dir, else $CITATIONS_CACHE_DIR, else the cache-dir setting below the root."""
+    chosen = option or os.environ.get("CITATIONS_CACHE_DIR")
+    return Path(chosen).resolve() if chosen else engine.config.root / engine.config.cache_dir
+
+
+def _fixer(fixed: dict[str, int]):
+    """A check_file for --fix that fixes as it checks, counting the fixes per shown path."""
+    from pytest_citations.fix import FileChangedError, fix_file
+
+    def fix_and_check(owner, rel, kinds):
+        try:
+            result = fix_file(owner, rel, kinds)
+        except FileChangedError as exc:
+            print(f"citations: {exc}", file=sys.stderr)
+            return owner.check_file(rel, kinds)
+        if result.applied:
+            fixed[owner.display_prefix + rel] = result.applied
+        return result.diagnostics
+
+    return fix_and_check
+
+
+def _changes(args: argparse.Namespace):
+    """changed_for(engine): the changed paths, relative to that engine's root (git is asked once
+    per root)."""
+    from pytest_citations import git_history
+
+    found: dict[Path, set[str]] = {}
+    named = [Path(os.path.abspath(p)) for p in args.affected_by or ()]
+
+    def changed_for(engine: Engine) -> set[str]:
+        root = engine.config.root
+        if root not in found:
+            if args.since:
+                found[root] = git_history.changed_since(root, args.since)
+            else:
+                found[root] = {rel for rel in map(engine.relative, named) if rel is not None}
+        return found[root]
+
+    return changed_for
+
+
+def _affected_tasks(tasks, changed_for, jobs: int, progress) -> tuple[list, dict]:
+    """The tasks a change affects, and the diagnostics of those that had to be checked to learn
+    what they read (kept only when they turned out to read a changed path, or crashed)."""
+    from pytest_citations import selection
+
+    certain, unknown = selection.affected(tasks, changed_for)
+    learned = parallel.check(unknown, jobs, progress.advance)
+    known = {
+        task: found for task, found in zip(unknown, learned, strict=True)
+        if selection.learned_affected(task, changed_for) or any(d.code == INTERNAL_ERROR for d in found)
+    }
+    chosen = set(certain) | set(known)
+    return [task for task in tasks if task in chosen], known
+
+
+def _say_counts(engine: Engine, files: int) -> None:
+    caches = [e.cache for e in (engine, *engine.nested_engines) if e.caching and e.cache is not None]
+    hits = sum(cache.hits for cache in caches)
+    print(f"citations: {files} file{'s' if files != 1 else ''} checked, {hits} from the cache", file=sys.stderr)
 
 
 def _write(path: Path, text: str) -> bool:

@@ -22,10 +22,10 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 
 DEFAULT_EXCLUDE = (
     ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "node_modules", "__pycache__",
-    ".mypy_cache", ".pytest_cache", ".ruff_cache", "site-packages", "build", "dist",
+    ".mypy_cache", ".pytest_cache", ".ruff_cache", ".citations_cache", "site-packages", "build", "dist",
 )
 _CODE_OR_PREFIX = re.compile(r"^[A-Z][0-9]{0,3}\Z")
-_TOP_LEVEL = {"exclude", "select", "ignore", "per-file-ignores", "max-file-size", "kinds", "rules"}
+_TOP_LEVEL = {"exclude", "select", "ignore", "per-file-ignores", "max-file-size", "cache-dir", "kinds", "rules"}
 
 
 class ConfigError(Exception):
@@ -50,6 +50,7 @@ class Config:
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     kinds: dict[str, KindSettings] = field(default_factory=dict)
     rule_options: dict[str, dict[str, Any]] = field(default_factory=dict)
+    cache_dir: str = ".citations_cache"  # relative to the root; where `citations check` caches results
 
     def rule_enabled(self, code: str) -> bool:
         """The most specific matching prefix decides; on a tie ``ignore`` wins; default on."""
@@ -158,6 +159,10 @@ def parse_config(table: dict[str, Any], root: Path, kinds, registry, source: Pat
         if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
             raise _fail(where, "max-file-size: expected a positive integer (bytes)")
         config.max_file_size = size
+    if "cache-dir" in table:
+        if not isinstance(table["cache-dir"], str) or not table["cache-dir"].strip():
+            raise _fail(where, "cache-dir: expected a folder path (string)")
+        config.cache_dir = table["cache-dir"]
     per_file = table.get("per-file-ignores", {})
     if not isinstance(per_file, dict):
         raise _fail(where, "per-file-ignores: expected a table of glob = [codes]")

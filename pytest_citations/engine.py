@@ -68,6 +68,19 @@ class RuleContext:
         return self.file.kind_options
 
 
+@dataclass(frozen=True)
+class Task:
+    """One file to check with the engine of its root; no kinds for a path outside every root."""
+
+    engine: Engine
+    rel: str
+    kinds: tuple
+
+    @property
+    def shown(self) -> str:
+        return self.engine.display_prefix + self.rel if self.kinds else self.rel
+
+
 @dataclass
 class Report:
     diagnostics: list[Diagnostic]
@@ -93,7 +106,8 @@ class Engine:
         self.baseline = baseline
         self.display_prefix = display_prefix
         self.overrides: dict[str, tuple[str, ...]] = {}  # select/ignore from the command line
-        self.cache_folder: Path | None = None  # where results are cached; None: no cache
+        self.caching = False  # whether results are cached (see enable_cache)
+        self.cache_folder: Path | None = None  # where; None: in memory, for this run only
         self._cache: ResultCache | None = None
         self._memos: dict[Any, tuple[Any, dependencies.Recorder]] = {}
         self._index_digests: dict[str, str] = {}
@@ -117,17 +131,22 @@ class Engine:
         nested = Engine(load_config(folder, self.kinds, self.registry), self.kinds, self.registry, self.baseline,
                         f"{self.display_prefix}{rel}/")
         nested.override(**self.overrides)
-        nested.cache_folder = self.cache_folder
+        nested.caching, nested.cache_folder = self.caching, self.cache_folder
         nested.nested_engines = self.nested_engines
         self.nested_engines.append(nested)
         return nested
 
     # -- what kinds compute once per run, and the result cache --------------------------------
 
+    def enable_cache(self, folder: Path | None) -> None:
+        """Cache results in ``folder`` (shared with nested roots, each under its own key), or in
+        memory only when ``folder`` is None."""
+        self.caching, self.cache_folder = True, folder
+
     @property
     def cache(self) -> ResultCache | None:
         """The result cache of this root and its settings, opened on first use."""
-        if self._cache is None and self.cache_folder is not None:
+        if self._cache is None and self.caching:
             from pytest_citations.cache import ResultCache, settings_key
 
             key = settings_key(self.config, self.registry, self.kinds, self.display_prefix)
@@ -300,25 +319,19 @@ class Engine:
         ``check_file(engine, rel, kinds)`` may replace the per-file check (``--fix`` passes one
         that fixes as it checks).
         """
-        check_file = check_file or (lambda engine, rel, kinds: engine.check_file(rel, kinds))
-        diagnostics: list[Diagnostic] = []
-        files: list[str] = []
+        tasks = self.plan(paths, force_exclude)
+        return report_of(tasks, [run_task(task, check_file) for task in tasks])
+
+    def plan(self, paths: Iterable[Path], force_exclude: bool = False) -> list[Task]:
+        """Every file to check under ``paths``, those of nested roots after this root's own."""
         nested: list[str] = []
-        for rel, kinds in self.discover(paths, force_exclude, nested):
-            if not kinds:
-                files.append(rel)
-                diagnostics.extend(self._outside_root(rel))
-            else:
-                files.append(self.display_prefix + rel)
-                diagnostics.extend(check_file(self, rel, kinds))
+        tasks = [Task(self, rel, kinds) for rel, kinds in self.discover(paths, force_exclude, nested)]
         for rel in nested:
             engine = self._nested(rel)
-            report = engine.check([engine.config.root], force_exclude, check_file)
-            diagnostics.extend(report.diagnostics)
-            files.extend(report.files)
-        return Report(sorted_diagnostics(diagnostics), files)
+            tasks.extend(engine.plan([engine.config.root], force_exclude))
+        return tasks
 
-    def _outside_root(self, shown: str) -> list[Diagnostic]:
+    def outside_root(self, shown: str) -> list[Diagnostic]:
         finding = Finding(f"path is outside the repository root {self.config.root.as_posix()}")
         diagnostic = self._diagnostic("C008", finding, shown)
         return [diagnostic] if diagnostic else []
@@ -423,6 +436,20 @@ class Engine:
             fix=finding.fix,
             context=finding.context,
         )
+
+
+def run_task(task: Task, check_file=None) -> list[Diagnostic]:
+    """The diagnostics of one task; ``check_file(engine, rel, kinds)`` replaces the engine's own
+    check (``--fix`` passes one that fixes as it checks)."""
+    if not task.kinds:
+        return task.engine.outside_root(task.rel)
+    if check_file is None:
+        return task.engine.check_file(task.rel, task.kinds)
+    return check_file(task.engine, task.rel, task.kinds)
+
+
+def report_of(tasks: list[Task], results: list[list[Diagnostic]]) -> Report:
+    return Report(sorted_diagnostics(d for found in results for d in found), [task.shown for task in tasks])
 
 
 def _with_context(finding: Finding, source: sources.Source | None) -> Finding:

@@ -23,6 +23,14 @@ from pytest_citations.config import ConfigError, find_settings
 from pytest_citations.engine import Engine
 
 ITEM_NAME = "citations"
+WORKER_CACHE_KEY = "citations_cache"
+
+
+def _cache_folder(config: pytest.Config) -> Path | None:
+    """The result cache's folder inside pytest's cache; None without pytest's cache provider
+    (``-p no:cacheprovider``). ``--cache-clear`` empties it with the rest."""
+    cache = getattr(config, "cache", None)
+    return None if cache is None else cache.mkdir("citations")
 
 
 class CitationsWarning(UserWarning):
@@ -42,6 +50,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--citations-baseline", metavar="FILE", default=None, help="report only diagnostics not recorded in FILE")
 
 
+@pytest.hookimpl(trylast=True)  # after the cache provider has set up config.cache
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "citations: a citation artifact check (pytest-citations)")
     if config.getoption("citations"):
@@ -68,10 +77,12 @@ class CitationsCollector:
                 self.baseline = baseline_module.load(Path(baseline))
             except baseline_module.BaselineError as exc:
                 raise pytest.UsageError(str(exc)) from None
+        self.cache_folder = _cache_folder(config)
         self._real: dict[Path, Path] = {}
         self._roots: dict[Path, Path | pytest.UsageError] = {}
         self._engines: dict[Path, Engine | pytest.UsageError] = {}
         self._errors: list[str] = []
+        self._received: dict = {}  # xdist controller: cache key -> cache the workers' entries go to
 
     def load_settings_for(self, args) -> None:
         base = self.config.invocation_params.dir
@@ -104,9 +115,12 @@ class CitationsCollector:
                 raise key
         if key not in self._engines:
             try:
-                self._engines[key] = Engine.load(key, self.config_file, baseline=self.baseline)
+                self._engines[key] = engine = Engine.load(key, self.config_file, baseline=self.baseline)
             except ConfigError as exc:
                 self._engines[key] = pytest.UsageError(f"citations: {exc}")
+            else:
+                if self.cache_folder is not None:
+                    engine.enable_cache(self.cache_folder)
         engine = self._engines[key]
         if isinstance(engine, pytest.UsageError):
             raise engine
@@ -154,6 +168,33 @@ class CitationsCollector:
     @property
     def _in_worker(self) -> bool:
         return hasattr(self.config, "workerinput")
+
+    def _caches(self) -> list:
+        engines = [engine for engine in self._engines.values() if isinstance(engine, Engine)]
+        return [engine.cache for engine in engines if engine.caching and engine.cache is not None]
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node, error) -> None:
+        """xdist controller: take the cache entries a worker computed (it writes none itself)."""
+        for changes in getattr(node, "workeroutput", {}).get(WORKER_CACHE_KEY, []):
+            if not self._received:
+                self._received.update({cache.key: cache for cache in self._caches()})
+            cache = self._received.get(changes["key"])
+            if cache is None and self.cache_folder is not None:
+                from pytest_citations.cache import ResultCache
+
+                cache = self._received[changes["key"]] = ResultCache(self.cache_folder, Path(changes["root"]), changes["key"])
+            if cache is not None:
+                cache.absorb(changes)
+
+    def pytest_sessionfinish(self, session) -> None:
+        if self._in_worker:
+            self.config.workeroutput[WORKER_CACHE_KEY] = [
+                {**cache.take_changes(), "root": str(cache.root)} for cache in self._caches()
+            ]
+            return
+        for cache in {id(c): c for c in [*self._caches(), *self._received.values()]}.values():
+            cache.save()
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_modifyitems(self) -> None:

@@ -29,3 +29,9 @@ def no_network(monkeypatch):
     monkeypatch.setattr(socket.socket, "connect_ex", refuse)
     monkeypatch.setattr(socket, "create_connection", refuse)
     monkeypatch.setattr(socket, "getaddrinfo", refuse)
+
+
+@pytest.fixture(autouse=True)
+def own_result_cache(monkeypatch, tmp_path_factory):
+    """Each test caches results in a folder of its own, never inside the shipped fixtures."""
+    monkeypatch.setenv("CITATIONS_CACHE_DIR", str(tmp_path_factory.mktemp("citations-cache")))
