@@ -1,12 +1,14 @@
-"""Benchmark: the checker against a floor, on a generated corpus, in the same run.
+"""Benchmark: the checker against floors and baselines, on generated corpora, in the same run.
 
-The floor is the least any checker must do with the same files: for url citations, read every
-line, ``json.loads`` it and hash one field. Each scenario runs in a fresh subprocess so peak RSS
-is its own; figures are reported as ratios to the floor measured alongside, because absolute
-times on shared machines are noise. The planted errors must all be found: speed cannot come from
-skipping work.
+Every measurement runs a fresh subprocess (``bench/child.py``, which records its own peak RSS);
+the checker and what it is compared with alternate, ``--repeat`` times, and the medians are
+reported as ratios, because absolute times on shared machines are noise. The planted errors must
+all be found, every run: speed cannot come from skipping work. Targets are reported, not enforced:
+the exit status is 1 only when a planted count (or a re-checked count) is wrong.
 
-    python bench/run.py [--records N] [--repeat K] [--json FILE]
+    python bench/run.py [--scale S] [--repeat K] [--only briefs,memories] [--seed N] [--json FILE]
+
+See bench/README.md for the scenarios, the floors and how to read the table.
 """
 
 from __future__ import annotations
@@ -15,121 +17,553 @@ import argparse
 import json
 import os
 import platform
-import random
+import re
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
 
-from pytest_citations.urls import cid_for, normalize_url  # noqa: E402
+import corpora  # noqa: E402
 
-PLANTED_EVERY = 1000  # 0.1% of records carry one planted error
-
-
-def generate_url_citations(path: Path, records: int, seed: int = 7) -> int:
-    """Write ``records`` citation.v1 lines; return how many carry a planted cid error."""
-    rng = random.Random(seed)
-    planted = 0
-    path.parent.mkdir(parents=True, exist_ok=True)
-    (path.parent.parent / "wave-1").mkdir(exist_ok=True)
-    (path.parent.parent / "wave-1" / "p1.md").write_text("## Sources\n")
-    with path.open("w", encoding="utf-8") as stream:
-        for index in range(records):
-            original = f"https://site{rng.randrange(500)}.example.com/articles/{index}?utm_source=feed&id={rng.randrange(10**6)}"
-            normalized = normalize_url(original)
-            cid = cid_for(normalized)
-            if index % PLANTED_EVERY == PLANTED_EVERY - 1:
-                cid = cid_for(normalized + "/drift")
-                planted += 1
-            record = {
-                "schema_version": "citation.v1", "normalized_url": normalized, "cid": cid, "url": normalized,
-                "url_original": original, "status": "valid", "checked_at": "2026-02-13T12:35:00Z", "http_status": 200,
-                "title": f"Article {index}", "publisher": "Example", "notes": "ok",
-                "found_by": [{"wave": 1, "perspective_id": "p1", "agent_type": "ClaudeResearcher", "artifact_path": "wave-1/p1.md"}],
-            }
-            stream.write(json.dumps(record) + "\n")
-    return planted
+CORPUS_SCENARIOS = ("url-citations", "briefs", "memories", "code-tuples", "ear")
+MULTI_FILE = ("briefs", "memories", "code-tuples", "ear")
+EXTRA_SCENARIOS = ("pytest", "small-file")
+IMPORTS = "import pytest, pluggy, markdown_it, ruamel.yaml, regex, jsonschema"
+CHECK_TARGETS = {"url-citations": 3.0, "briefs": 1.25, "memories": 1.5}
+URL_RSS_LIMIT_MIB = 150
 
 
-FLOOR = """
-import hashlib, json, sys
-count = 0
-with open(sys.argv[1], "rb") as stream:
-    for line in stream:
-        record = json.loads(line)
-        hashlib.sha256(record["normalized_url"].encode()).hexdigest()
-        count += 1
-print(count)
-"""
-
-TOOL = """
-import sys
-from pathlib import Path
-from pytest_citations.engine import Engine
-root = Path(sys.argv[1])
-engine = Engine.load(root)
-report = engine.check([root])
-print(sum(1 for d in report.diagnostics if d.code == "U105"))
-"""
+class PlantedCountError(AssertionError):
+    """A run found another number of planted errors (or re-checked another number of files)."""
 
 
-_REPORT_RSS = "\nimport resource\nprint(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+# -- one measured process ---------------------------------------------------------------------------------------
 
 
-def measure(code: str, argument: Path) -> tuple[float, int, str]:
-    """(wall seconds, its own peak RSS in KiB, stdout) of ``python -c code argument``, fresh process."""
-    start = time.perf_counter()
-    result = subprocess.run([sys.executable, "-c", code + _REPORT_RSS, str(argument)], capture_output=True, text=True,
-                            check=True, env={**os.environ, "PYTHONPATH": str(HERE.parent)})
-    wall = time.perf_counter() - start
-    return wall, int(result.stderr.strip().splitlines()[-1]), result.stdout.strip()
+@dataclass
+class Run:
+    wall: float
+    rss_kib: int  # the largest of the process and its workers
+    exit: int
+    stdout: str
+    stderr: str
 
 
-def main() -> int:
+def measure(arguments: list[str], cwd: Path, env: dict | None = None) -> Run:
+    """Wall time and peak RSS of ``python bench/child.py ... arguments``, in a fresh process."""
+    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as handle:
+        rss_file = Path(handle.name)
+    try:
+        start = time.perf_counter()
+        done = subprocess.run([sys.executable, str(HERE / "child.py"), str(rss_file), *arguments], cwd=cwd,
+                              capture_output=True, text=True, env={**os.environ, **(env or {})})
+        wall = time.perf_counter() - start
+        peak = json.loads(rss_file.read_text()) if rss_file.stat().st_size else {"self": 0, "children": 0}
+    finally:
+        rss_file.unlink(missing_ok=True)
+    return Run(wall, max(peak["self"], peak["children"]), done.returncode, done.stdout, done.stderr)
+
+
+def tool(*arguments: str) -> list[str]:
+    return ["-m", "pytest_citations", "check", *arguments]
+
+
+def floor(scenario: str, corpus_json: Path) -> list[str]:
+    return [str(HERE / "floors.py"), scenario, str(corpus_json)]
+
+
+# -- what the CLI can do today ----------------------------------------------------------------------------------
+
+
+def check_flags(cwd: Path) -> set[str]:
+    """The options ``citations check --help`` lists (``--no-cache``, ``-j``, ...).
+
+    Run outside the project (as every measurement is), so ``-m`` finds the same package they do.
+    """
+    done = subprocess.run([sys.executable, "-m", "pytest_citations", "check", "--help"], capture_output=True, text=True,
+                          cwd=cwd)
+    return set(re.findall(r"(?<![\w-])(-j|--[a-z][a-z-]*)", done.stdout))
+
+
+def has_xdist() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("xdist") is not None
+
+
+def missing(flags: set[str], *needed: str) -> str | None:
+    absent = [f for f in needed if f not in flags]
+    return f"n/a (flag missing: {', '.join(absent)})" if absent else None
+
+
+# -- reading a report -------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Report:
+    codes: Counter
+    files_checked: int | None
+    data: dict
+
+
+def read_report(path: Path, run: Run) -> Report:
+    if run.exit not in (0, 1) or not path.exists():
+        raise PlantedCountError(f"the checker exited {run.exit}:\n{run.stderr[-3000:]}")
+    data = json.loads(path.read_text())
+    return Report(Counter(d["code"] for d in data["diagnostics"]), data.get("files_checked"), data)
+
+
+def expect_planted(report: Report, corpus: corpora.Corpus, what: str) -> None:
+    found = report.codes[corpus.planted_code]
+    if found != corpus.planted:
+        raise PlantedCountError(f"{what}: found {found} {corpus.planted_code}, planted {corpus.planted}")
+
+
+def other_findings(report: Report, corpus: corpora.Corpus) -> dict[str, int]:
+    """Findings besides the planted ones: the corpus should have none (a generator bug or a false positive)."""
+    return {code: n for code, n in sorted(report.codes.items()) if code != corpus.planted_code}
+
+
+def cache_counts(report: Report, run: Run) -> tuple[int, int] | None:
+    """(files re-checked, files served from the cache) of a ``--cache-dir`` run, or None if not told.
+
+    The CLI says it on standard error with ``-v``: ``citations: N files checked, H from the cache``
+    (N counts every file of the run, so H of them came from the cache and N - H were re-checked).
+    A JSON report that carries the counts (``"cache": {"checked": N, "cached": H}``) is read first.
+    """
+    cache = report.data.get("cache")
+    if isinstance(cache, dict) and isinstance(cache.get("checked"), int) and isinstance(cache.get("cached"), int):
+        return cache["checked"], cache["cached"]
+    said = re.search(r"citations: (\d+) files? checked, (\d+) from the cache", run.stderr)
+    return (int(said[1]) - int(said[2]), int(said[2])) if said else None
+
+
+# -- rows -------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Target:
+    """Pass when tool/base <= ``ratio`` (and the tool's time < ``seconds``, when given)."""
+
+    ratio: float
+    text: str
+    seconds: float | None = None
+
+    def met(self, row: Row) -> bool:
+        return row.ratio is not None and row.ratio <= self.ratio and (
+            self.seconds is None or row.tool_s < self.seconds)
+
+
+@dataclass
+class Row:
+    scenario: str
+    base: str  # what the tool is compared with
+    target: str
+    base_s: float | None = None
+    tool_s: float | None = None
+    ratio: float | None = None
+    base_rss_kib: int | None = None
+    tool_rss_kib: int | None = None
+    passed: bool | None = None
+    note: str = ""
+    details: dict = field(default_factory=dict)
+
+
+def finish(row: Row, target: Target, base: list[Run], mine: list[Run], extra_pass: bool = True) -> Row:
+    row.base_s = round(statistics.median(r.wall for r in base), 3)
+    row.tool_s = round(statistics.median(r.wall for r in mine), 3)
+    row.ratio = round(row.tool_s / row.base_s, 3) if row.base_s else None
+    row.base_rss_kib = max(r.rss_kib for r in base)
+    row.tool_rss_kib = max(r.rss_kib for r in mine)
+    row.passed = target.met(row) and extra_pass
+    return row
+
+
+def not_available(scenario: str, base: str, target: Target, why: str) -> Row:
+    return Row(scenario, base, target.text, note=why)
+
+
+# -- the measurements -------------------------------------------------------------------------------------------
+
+
+class Bench:
+    def __init__(self, args: argparse.Namespace, work: Path) -> None:
+        self.repeat = args.repeat
+        self.work = work  # reports, cache dirs and small repositories of this run
+        self.flags = check_flags(work)
+        self.no_cache = ["--no-cache"] if "--no-cache" in self.flags else []
+        self.verbose = ["-v"] if "--verbose" in self.flags else []  # the cache counts, on standard error
+        self.facts: dict = {}
+        self.counter = 0
+
+    def out(self) -> Path:
+        self.counter += 1
+        return self.work / f"report-{self.counter}.json"
+
+    def checked(self, corpus: corpora.Corpus, flags: list[str], what: str) -> tuple[Run, Report]:
+        """One checker run on the whole corpus; its planted count is asserted."""
+        output = self.out()
+        run = measure(tool(".", "--format", "json", "--output-file", str(output), *flags), corpus.root)
+        report = read_report(output, run)
+        expect_planted(report, corpus, what)
+        return run, report
+
+    # check: the tool vs the floor
+
+    def check_row(self, corpus: corpora.Corpus, corpus_json: Path) -> Row:
+        limit = CHECK_TARGETS.get(corpus.scenario)
+        target = Target(limit or float("inf"), f"<= {limit}x floor" if limit else "(none)")
+        rss_ok = True
+        base, mine, floor_out, others = [], [], {}, {}
+        for _ in range(self.repeat):  # interleaved, so both see the same machine load
+            run = measure(floor(corpus.scenario, corpus_json), corpus.root)
+            if run.exit:
+                raise RuntimeError(f"the floor failed:\n{run.stderr[-3000:]}")
+            floor_out = json.loads(run.stdout)
+            base.append(run)
+            run, report = self.checked(corpus, self.no_cache, f"{corpus.scenario} check")
+            others = other_findings(report, corpus)
+            mine.append(run)
+        row = Row(f"{corpus.scenario}: {corpus.summary}, {corpus.planted} planted {corpus.planted_code}", "floor",
+                  target.text, details={"floor": floor_out, "other_findings": others})
+        if corpus.scenario == "url-citations":
+            row.target += f", RSS <= {URL_RSS_LIMIT_MIB} MiB"
+            rss_ok = max(r.rss_kib for r in mine) / 1024 <= URL_RSS_LIMIT_MIB
+        if "yaml_parser" in floor_out:
+            self.facts["floor_yaml_parser"] = floor_out["yaml_parser"]
+            row.note = f"floor YAML parser: {floor_out['yaml_parser']}"
+        if others:
+            row.note = (row.note + "; " if row.note else "") + f"other findings: {others}"
+        return finish(row, target, base, mine, rss_ok if limit else True)
+
+    # cache: cold vs re-run with nothing changed
+
+    def rerun_row(self, corpus: corpora.Corpus) -> Row:
+        target = Target(0.05, "<= 5% of cold and < 1 s", seconds=1.0)
+        name = f"{corpus.scenario}: re-run, nothing changed"
+        if why := missing(self.flags, "--cache-dir"):
+            return not_available(name, "cold run", target, why)
+        cold, warm, counts = [], [], None
+        for _ in range(self.repeat):
+            cache = self.fresh_dir("cache")
+            cold.append(self.checked(corpus, ["--cache-dir", str(cache)], f"{name} (cold)")[0])
+            run, report = self.checked(corpus, ["--cache-dir", str(cache), *self.verbose], f"{name} (warm)")
+            warm.append(run)
+            counts = cache_counts(report, run)
+        row = finish(Row(name, "cold run", target.text), target, cold, warm)
+        if counts is not None:
+            row.note = f"re-checked {counts[0]}, from cache {counts[1]}"
+            row.passed = row.passed and counts[0] == 0
+        return row
+
+    # cache: one cited source file changed
+
+    def changed_file_row(self, corpus: corpora.Corpus) -> Row:
+        hot, citers = corpus.extra["hot_file"], corpus.extra["hot_citers"]
+        target = Target(0.05, "<= 5% of cold")
+        name = f"memories: one cited file changed ({citers} memories cite it)"
+        if why := missing(self.flags, "--cache-dir"):
+            return not_available(name, "cold run", target, why)
+        cold, changed, counts = [], [], None
+        for _ in range(self.repeat):
+            cache = self.fresh_dir("cache")
+            cold.append(self.checked(corpus, ["--cache-dir", str(cache)], f"{name} (cold)")[0])
+            with edited(corpus.root / hot):
+                run, report = self.checked(corpus, ["--cache-dir", str(cache), *self.verbose], name)
+            changed.append(run)
+            counts = cache_counts(report, run)
+            if counts is not None and counts[0] != citers:
+                raise PlantedCountError(f"{name}: re-checked {counts[0]} files, expected the {citers} that cite {hot}")
+        row = finish(Row(name, "cold run", target.text), target, cold, changed)
+        row.note = "n/a: the CLI does not say how many files came from the cache (see cache_counts)" if counts is None \
+            else f"re-checked {counts[0]}, from cache {counts[1]}"
+        return row
+
+    # --affected-by FILE: only the artifacts citing FILE
+
+    def affected_by_row(self, corpus: corpora.Corpus) -> Row:
+        hot, citers = corpus.extra["hot_file"], corpus.extra["hot_citers"]
+        target = Target(0.05, "<= 5% of full check")
+        name = f"memories: --affected-by one file ({citers} memories cite it)"
+        if why := missing(self.flags, "--affected-by"):
+            return not_available(name, "full check", target, why)
+        full, affected = [], []
+        for _ in range(self.repeat):
+            full.append(self.checked(corpus, self.no_cache, f"{name} (full)")[0])
+            output = self.out()
+            run = measure(tool(".", "--format", "json", "--output-file", str(output), *self.no_cache,
+                               "--affected-by", hot), corpus.root)
+            report = read_report(output, run)
+            if report.files_checked != citers:
+                raise PlantedCountError(f"{name}: checked {report.files_checked} files, expected {citers}")
+            affected.append(run)
+        row = finish(Row(name, "full check", target.text), target, full, affected)
+        row.note = f"checked exactly the {citers} citing memories"
+        return row
+
+    # --since REF on a git copy of the corpus
+
+    def since_row(self, corpus: corpora.Corpus) -> Row:
+        hot, citers = corpus.extra["hot_file"], corpus.extra["hot_citers"]
+        target = Target(0.05, "<= 5% of full check")
+        name = f"memories: --since HEAD, one cited file changed ({citers} cite it)"
+        if why := missing(self.flags, "--since"):
+            return not_available(name, "full check", target, why)
+        if shutil.which("git") is None:
+            return not_available(name, "full check", target, "n/a (no git)")
+        copy = git_copy(corpus, self.work / "since-repo")
+        full, since, counts = [], [], []
+        for _ in range(self.repeat):
+            full.append(self.checked(copy, self.no_cache, f"{name} (full)")[0])
+            with edited(copy.root / hot):
+                output = self.out()
+                run = measure(tool(".", "--format", "json", "--output-file", str(output), *self.no_cache,
+                                   "--since", "HEAD"), copy.root)
+                counts.append(read_report(output, run).files_checked)
+            since.append(run)
+        row = finish(Row(name, "full check", target.text), target, full, since)
+        row.note = f"files checked {sorted(set(counts))} (the {citers} citing memories expected)"
+        return row
+
+    # -j 2 vs -j 1
+
+    def jobs_row(self, corpus: corpora.Corpus) -> Row:
+        target = Target(round(1 / 1.6, 3), ">= 1.6x faster")
+        name = f"{corpus.scenario}: -j 2 vs -j 1"
+        if why := missing(self.flags, "-j"):
+            return not_available(name, "-j 1", target, why)
+        one, two = [], []
+        for _ in range(self.repeat):
+            one.append(self.checked(corpus, [*self.no_cache, "-j", "1"], f"{name} (-j 1)")[0])
+            two.append(self.checked(corpus, [*self.no_cache, "-j", "2"], f"{name} (-j 2)")[0])
+        return finish(Row(name, "-j 1", target.text), target, one, two)
+
+    # one small file vs importing the six runtime dependencies
+
+    def small_file_row(self) -> Row:
+        target = Target(0.5, "<= 0.5x imports")
+        root = small_repo(self.work / "small-repo")
+        base, mine = [], []
+        for _ in range(self.repeat):
+            base.append(measure(["-c", IMPORTS], root))
+            output = self.out()
+            run = measure(tool(".serena/memories/deploy.md", "--format", "json", "--output-file", str(output),
+                               *self.no_cache), root)
+            if read_report(output, run).codes:
+                raise PlantedCountError(f"one small file: unexpected findings {read_report(output, run).codes}")
+            mine.append(run)
+        return finish(Row("one small file (a memory citing one file)", "import of the 6 dependencies", target.text),
+                      target, base, mine)
+
+    # pytest --citations
+
+    def pytest_rerun_row(self, corpus: corpora.Corpus) -> Row:
+        target = Target(1.1, "<= 1.1x trivial items")
+        name = "pytest --citations re-run, nothing changed (memories)"
+        cache = ["-o", f"cache_dir={self.fresh_dir('pytest-cache')}"]  # not in the corpus
+        arguments = ["-m", "pytest", "--citations", "-p", "no:randomly", "-q", *cache]
+        first = measure(arguments, corpus.root)  # the first run fills whatever the plugin caches
+        passed, failed = pytest_counts(first, name)
+        trivial = trivial_tests(self.work / "trivial", passed, failed)
+        base, mine = [], []
+        for _ in range(self.repeat):
+            run = measure(["-m", "pytest", "-p", "no:randomly", "-q", *cache], trivial)
+            if pytest_counts(run, "trivial items") != (passed, failed):
+                raise PlantedCountError(f"trivial items: {pytest_counts(run, 'trivial items')}")
+            base.append(run)
+            run = measure(arguments, corpus.root)
+            if pytest_counts(run, name) != (passed, failed):
+                raise PlantedCountError(f"{name}: {pytest_counts(run, name)}, the first run gave {(passed, failed)}")
+            mine.append(run)
+        row = finish(Row(name, f"{passed} passing + {failed} failing trivial items", target.text), target, base, mine)
+        row.note = "baseline: one test module of as many trivial functions, the same pass/fail counts"
+        return row
+
+    def pytest_xdist_row(self, corpus: corpora.Corpus) -> Row:
+        target = Target(round(1 / 1.6, 3), ">= 1.6x faster")
+        name = "pytest --citations -n 2 vs -n 0 (memories)"
+        if not has_xdist():
+            return not_available(name, "-n 0", target, "n/a (pytest-xdist not installed)")
+        arguments = ["-m", "pytest", "--citations", "-p", "no:randomly", "-p", "no:cacheprovider", "-q"]
+        zero, two, counts = [], [], set()
+        for _ in range(self.repeat):
+            for workers, runs in (("0", zero), ("2", two)):
+                run = measure([*arguments, "-n", workers], corpus.root)
+                counts.add(pytest_counts(run, f"{name} (-n {workers})"))
+                runs.append(run)
+        if len(counts) != 1 or counts.pop()[1] != corpus.extra["planted_files"]:
+            raise PlantedCountError(f"{name}: pass/fail counts differ between runs or from the planted files")
+        return finish(Row(name, "-n 0", target.text), target, zero, two)
+
+    def fresh_dir(self, prefix: str) -> Path:
+        return Path(tempfile.mkdtemp(prefix=f"{prefix}-", dir=self.work))
+
+
+# -- helpers of the measurements --------------------------------------------------------------------------------
+
+
+class edited:
+    """Append a comment line to a file (its existing lines, so every citation, stay true); restore it after."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __enter__(self) -> Path:
+        self.original = self.path.read_bytes()
+        self.stat = self.path.stat()
+        self.path.write_bytes(self.original + b"# touched by the benchmark\n")
+        return self.path
+
+    def __exit__(self, *exc) -> None:
+        self.path.write_bytes(self.original)
+        os.utime(self.path, ns=(self.stat.st_atime_ns, self.stat.st_mtime_ns))
+
+
+def git_copy(corpus: corpora.Corpus, target: Path) -> corpora.Corpus:
+    """A copy of the corpus in a git repository with everything committed."""
+    if not target.exists():
+        shutil.copytree(corpus.root, target)
+        for command in (["init", "-q"], ["add", "-A"], ["-c", "user.name=bench", "-c", "user.email=bench@example.com",
+                                                         "commit", "-q", "-m", "corpus"]):
+            subprocess.run(["git", *command], cwd=target, check=True, capture_output=True)
+    return corpora.Corpus(**{**asdict(corpus), "root": target})
+
+
+def small_repo(root: Path) -> Path:
+    (root / ".serena" / "memories").mkdir(parents=True, exist_ok=True)
+    (root / "scripts").mkdir(exist_ok=True)
+    (root / "pyproject.toml").write_text('[project]\nname = "small"\nversion = "0"\n')
+    (root / "scripts" / "deploy.sh").write_text("#!/usr/bin/env bash\nset -euo pipefail\nkubectl apply -f k8s/\n")
+    (root / ".serena" / "memories" / "deploy.md").write_text(
+        "---\nsubject: How we deploy\ncitations:\n  - path: scripts/deploy.sh\n    line: 3\n"
+        '    snippet: "kubectl apply"\n---\n\n# Deploy\n\nThe script applies the manifests.\n')
+    return root
+
+
+def trivial_tests(root: Path, passed: int, failed: int) -> Path:
+    """One module of ``passed`` passing and ``failed`` failing trivial test functions."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "pyproject.toml").write_text('[project]\nname = "trivial"\nversion = "0"\n')
+    body = [f"def test_{i}():\n    pass\n" for i in range(passed)]
+    body += [f"def test_failing_{i}():\n    assert False\n" for i in range(failed)]
+    (root / "test_trivial.py").write_text("\n\n".join(body))
+    return root
+
+
+def pytest_counts(run: Run, what: str) -> tuple[int, int]:
+    """(passed, failed) from pytest's summary line."""
+    summary = run.stdout.strip().splitlines()[-1] if run.stdout.strip() else ""
+    counts = {word: int(n) for n, word in re.findall(r"(\d+) (passed|failed|errors?)", summary)}
+    if run.exit not in (0, 1) or "passed" not in counts and "failed" not in counts:
+        raise PlantedCountError(f"{what}: pytest exited {run.exit}: {summary}\n{run.stderr[-2000:]}")
+    return counts.get("passed", 0), counts.get("failed", 0) + counts.get("error", 0) + counts.get("errors", 0)
+
+
+# -- the table --------------------------------------------------------------------------------------------------
+
+
+def mib(kib: int | None) -> str:
+    return f"{kib / 1024:.0f}" if kib else "-"
+
+
+def verdict(row: Row) -> str:
+    if row.passed is None:
+        return row.note or "n/a"
+    return "pass" if row.passed else "FAIL"
+
+
+def print_table(rows: list[Row], facts: dict) -> None:
+    print(f"\n{'scenario':<78} {'compared with':<30} {'base s':>7} {'tool s':>7} {'ratio':>6} {'base MiB':>8} "
+          f"{'tool MiB':>8}  {'target':<28} result")
+    for row in rows:
+        cell = (lambda v: "-" if v is None else f"{v}")  # noqa: E731
+        print(f"{row.scenario[:78]:<78} {row.base[:30]:<30} {cell(row.base_s):>7} {cell(row.tool_s):>7} "
+              f"{cell(row.ratio):>6} {mib(row.base_rss_kib):>8} {mib(row.tool_rss_kib):>8}  {row.target:<28} "
+              f"{verdict(row)}")
+        if row.passed is not None and row.note:
+            print(f"    {row.note}")
+    print(f"({facts['cores']} cores, Python {facts['python']}; medians of {facts['repeat']} interleaved runs; "
+          f"scale {facts['scale']}; memories floor YAML parser: {facts.get('floor_yaml_parser', '-')})")
+
+
+# -- main -------------------------------------------------------------------------------------------------------
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--records", type=int, default=200_000)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--scale", type=float, default=0.05, help="corpus sizes as a share of the full ones (1.0)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each side; medians are reported")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--only", default="", help=f"comma-separated: {', '.join(CORPUS_SCENARIOS + EXTRA_SCENARIOS)}")
+    parser.add_argument("--corpus-dir", type=Path, default=corpora.DEFAULT_BASE, help="where corpora are cached")
     parser.add_argument("--json", type=Path, default=HERE / "results.json")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    args.only = [s for s in args.only.split(",") if s] or list(CORPUS_SCENARIOS + EXTRA_SCENARIOS)
+    unknown = set(args.only) - set(CORPUS_SCENARIOS + EXTRA_SCENARIOS)
+    if unknown:
+        parser.error(f"unknown scenarios: {', '.join(sorted(unknown))}")
+    return args
 
-    with tempfile.TemporaryDirectory() as folder:
-        root = Path(folder) / "repo"
-        corpus = root / "run" / "citations" / "citations.jsonl"
-        planted = generate_url_citations(corpus, args.records)
-        size = corpus.stat().st_size
-        (root / "pyproject.toml").write_text(f"[tool.citations]\nmax-file-size = {size + 1}\n")
-        floor_times, tool_times = [], []
-        floor_rss = tool_rss = 0
-        for _ in range(args.repeat):  # interleaved, so both see the same machine load
-            wall, rss, out = measure(FLOOR, corpus)
-            assert int(out) == args.records, out
-            floor_times.append(wall)
-            floor_rss = max(floor_rss, rss)
-            wall, rss, out = measure(TOOL, root)
-            assert int(out) == planted, f"found {out} planted errors, expected {planted}"
-            tool_times.append(wall)
-            tool_rss = max(tool_rss, rss)
-    floor, tool = statistics.median(floor_times), statistics.median(tool_times)
-    result = {
-        "machine": {"cores": os.cpu_count(), "python": platform.python_version()},
-        "scenarios": [{
-            "scenario": f"url citations: {args.records} records ({size / 1e6:.0f} MB), {planted} planted errors",
-            "floor_seconds": round(floor, 3), "tool_seconds": round(tool, 3), "ratio": round(tool / floor, 2),
-            "peak_rss_kib": tool_rss, "floor_peak_rss_kib": floor_rss,
-        }],
-    }
+
+def corpus_for(name: str, args: argparse.Namespace) -> tuple[corpora.Corpus, Path]:
+    started = time.perf_counter()
+    corpus = corpora.build(name, args.scale, args.seed, args.corpus_dir)
+    print(f"[{name}] corpus {corpus.root} ({time.perf_counter() - started:.1f} s to build or load)", flush=True)
+    return corpus, corpus.root.parent / "corpus.json"
+
+
+def rows_of(name: str, bench: Bench, args: argparse.Namespace):
+    """The measurements of one selected scenario, each a callable that returns its row."""
+    if name == "small-file":
+        return [bench.small_file_row]
+    corpus, corpus_json = corpus_for("memories" if name == "pytest" else name, args)
+    if name == "pytest":
+        return [lambda: bench.pytest_rerun_row(corpus), lambda: bench.pytest_xdist_row(corpus)]
+    rows = [lambda: bench.check_row(corpus, corpus_json), lambda: bench.rerun_row(corpus)]
+    if name in MULTI_FILE:
+        rows.append(lambda: bench.jobs_row(corpus))
+    if name == "memories":
+        rows += [lambda: bench.changed_file_row(corpus), lambda: bench.affected_by_row(corpus),
+                 lambda: bench.since_row(corpus)]
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    facts = {"cores": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(),
+             "scale": args.scale, "seed": args.seed, "repeat": args.repeat}
+    rows, failures = [], []
+    with tempfile.TemporaryDirectory(prefix="citations-bench-") as folder:
+        bench = Bench(args, Path(folder))
+        facts["check_flags"] = sorted(bench.flags)
+        for name in args.only:
+            for measurement in rows_of(name, bench, args):
+                try:
+                    row = measurement()
+                except PlantedCountError as error:
+                    failures.append(f"{name}: {error}")
+                    print(f"  {name}: ASSERTION FAILED: {error}", flush=True)
+                    continue
+                rows.append(row)
+                print(f"  {row.scenario}: {row.tool_s} s vs {row.base_s} s ({row.base}) -> {verdict(row)}", flush=True)
+        facts.update(bench.facts)
+    print_table(rows, facts)
+    result = {"machine": {k: facts[k] for k in ("cores", "python", "platform")},
+              "settings": {k: facts[k] for k in ("scale", "seed", "repeat")},
+              "floor_yaml_parser": facts.get("floor_yaml_parser"), "check_flags": facts["check_flags"],
+              "rows": [asdict(r) for r in rows], "failures": failures}
     args.json.write_text(json.dumps(result, indent=2) + "\n")
-    print(f"{'scenario':<62} {'floor s':>8} {'tool s':>8} {'ratio':>6} {'floor MiB':>9} {'tool MiB':>9}")
-    for row in result["scenarios"]:
-        print(f"{row['scenario']:<62} {row['floor_seconds']:>8} {row['tool_seconds']:>8} {row['ratio']:>6} "
-              f"{row['floor_peak_rss_kib'] / 1024:>9.0f} {row['peak_rss_kib'] / 1024:>9.0f}")
-    print(f"({os.cpu_count()} cores, Python {platform.python_version()}; medians of {args.repeat} interleaved runs)")
-    return 0
+    for failure in failures:
+        print(f"FAILED: {failure}", file=sys.stderr)
+    return 1 if failures else 0
 
 
 if __name__ == "__main__":
