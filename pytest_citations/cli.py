@@ -260,7 +260,7 @@ def _changes(args: argparse.Namespace):
 def _affected_tasks(tasks, changed_for, jobs: int, progress) -> tuple[list, dict]:
     """The tasks a change affects, and the diagnostics of those that had to be checked to learn
     what they read (kept only when they turned out to read a changed path, or crashed)."""
-    from pytest_citations import selection
+    from pytest_citations import parallel, selection
 
     certain, unknown = selection.affected(tasks, changed_for)
     learned = parallel.check(unknown, jobs, progress.advance)

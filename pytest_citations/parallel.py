@@ -1,7 +1,7 @@
 """``citations check -j N``: the planned files checked by N worker processes.
 
 Workers are forked from the planning process, so they start with its engines, settings and
-plugins already loaded and nothing is pickled but task numbers and diagnostics. Each worker
+plugins already loaded; only task numbers go to them and only plain rows come back. Each worker
 checks chunks of tasks and sends back their diagnostics, its cache hit counts and the cache
 entries it wrote; only the parent writes the cache file. Where ``fork`` is not available the
 files are checked in this process.
@@ -12,12 +12,12 @@ One file is the unit of work: a single large file is checked by one worker.
 from __future__ import annotations
 
 import multiprocessing
+import queue
 from collections.abc import Callable, Iterator
 
+from pytest_citations.cache import diagnostic_from_json, diagnostic_to_json
 from pytest_citations.diagnostics import Diagnostic
 from pytest_citations.engine import Task, run_task
-
-_tasks: list[Task] = []  # the parent's plan, inherited by forked workers
 
 
 def available() -> bool:
@@ -28,12 +28,6 @@ def _engines(tasks: list[Task]) -> list:
     return list({id(task.engine): task.engine for task in tasks}.values())
 
 
-def _check_chunk(numbers: list[int]) -> tuple[list[tuple[int, list[Diagnostic]]], list[dict]]:
-    found = [(number, run_task(_tasks[number])) for number in numbers]
-    engines = _engines([_tasks[number] for number in numbers])
-    return found, [engine.cache.take_changes() for engine in engines if engine.cache is not None]
-
-
 def _chunks(count: int, jobs: int) -> Iterator[list[int]]:
     """Task numbers in chunks small enough to balance the workers, large enough to be cheap."""
     size = max(1, min(64, count // (jobs * 8)))
@@ -41,9 +35,20 @@ def _chunks(count: int, jobs: int) -> Iterator[list[int]]:
         yield list(range(start, min(start + size, count)))
 
 
+def _work(tasks: list[Task], todo, done) -> None:
+    """A worker: check chunks until told to stop; diagnostics travel as plain rows, cache entries
+    as the JSON values they are (nothing depends on classes being the same objects at both ends)."""
+    try:
+        while (numbers := todo.get()) is not None:
+            found = [(number, [diagnostic_to_json(d) for d in run_task(tasks[number])]) for number in numbers]
+            engines = _engines([tasks[number] for number in numbers])
+            done.put((found, [engine.cache.take_changes() for engine in engines if engine.cache is not None], None))
+    except BaseException as exc:  # reported by the parent, which then stops
+        done.put(([], [], f"{type(exc).__name__}: {exc}"))
+
+
 def check(tasks: list[Task], jobs: int, advance: Callable[[str], None]) -> list[list[Diagnostic]]:
     """The diagnostics of each task, in order, from ``jobs`` worker processes."""
-    global _tasks
     if jobs <= 1 or len(tasks) <= 1 or not available():
         results = []
         for task in tasks:
@@ -51,16 +56,39 @@ def check(tasks: list[Task], jobs: int, advance: Callable[[str], None]) -> list[
             advance(task.shown)
         return results
     caches = {engine.cache.key: engine.cache for engine in _engines(tasks) if engine.cache is not None}
+    context = multiprocessing.get_context("fork")
+    todo, done = context.SimpleQueue(), context.Queue()
+    chunks = list(_chunks(len(tasks), jobs))
+    for numbers in chunks:
+        todo.put(numbers)
+    workers = [context.Process(target=_work, args=(tasks, todo, done), daemon=True) for _ in range(min(jobs, len(chunks)))]
+    for worker in workers:
+        todo.put(None)
+        worker.start()
     results: list[list[Diagnostic]] = [[] for _ in tasks]
-    _tasks = tasks
     try:
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            for found, changes in pool.imap_unordered(_check_chunk, _chunks(len(tasks), jobs)):
-                for number, diagnostics in found:
-                    results[number] = diagnostics
-                    advance(tasks[number].shown)
-                for change in changes:
-                    caches[change["key"]].absorb(change)
+        for _ in chunks:
+            found, changes, error = _next(done, workers)
+            if error:
+                raise RuntimeError(f"a worker process failed: {error}")
+            for number, rows in found:
+                results[number] = [diagnostic_from_json(row) for row in rows]
+                advance(tasks[number].shown)
+            for change in changes:
+                caches[change["key"]].absorb(change)
     finally:
-        _tasks = []
+        for worker in workers:
+            worker.join(timeout=5)
+            if worker.is_alive():
+                worker.terminate()
     return results
+
+
+def _next(done, workers):
+    """The next chunk's results; an error if every worker has died before sending it."""
+    while True:
+        try:
+            return done.get(timeout=1.0)
+        except queue.Empty:
+            if not any(worker.is_alive() for worker in workers):
+                return [], [], "every worker process exited early"

@@ -1,0 +1,178 @@
+"""Checking part of a repository: --since, --affected-by, --shard, and -j giving the same answer."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import PROJECT
+from pytest_citations.cli import main
+from pytest_citations.engine import Engine
+from pytest_citations.selection import in_shard, parse_shard, shard_of
+
+MEMORIES = ".serena/memories"
+
+
+def git(root, *args) -> str:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(GIT_AUTHOR_NAME="Ada", GIT_AUTHOR_EMAIL="ada@example.org", GIT_COMMITTER_NAME="Ada",
+               GIT_COMMITTER_EMAIL="ada@example.org", GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1")
+    return subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, text=True, env=env).stdout
+
+
+def write_memory(root, name: str, *cited: str) -> None:
+    """A memory whose every citation is stale (its snippet is nowhere), so that every check of it
+    reports M211: the diagnostics show which memories were checked."""
+    citations = "".join(f'  - path: {path}\n    line: 1\n    snippet: "not in any file"\n' for path in cited)
+    (root / MEMORIES / f"{name}.md").write_text(f"---\nid: {name}\ncitations:\n{citations}---\n\n# {name}\n")
+
+
+@pytest.fixture
+def repo(tmp_path):
+    """main: src/a.py, b.py, c.py cited by m_a (a), m_b (b), m_ab (a and b), m_c (c); then on
+    branch `feature`: a.py changed and committed, m_c edited but not committed, m_new untracked."""
+    root = tmp_path / "repo"
+    (root / MEMORIES).mkdir(parents=True)
+    (root / "src").mkdir()
+    (root / "pyproject.toml").write_text("[tool.citations]\n")
+    for name in "abc":
+        (root / "src" / f"{name}.py").write_text(f"def {name}():\n    pass\n")
+    write_memory(root, "m_a", "src/a.py")
+    write_memory(root, "m_b", "src/b.py")
+    write_memory(root, "m_ab", "src/a.py", "src/b.py")
+    write_memory(root, "m_c", "src/c.py")
+    (root / ".gitignore").write_text(".citations_cache/\n")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "start")
+    git(root, "checkout", "-q", "-b", "feature")
+    (root / "src" / "a.py").write_text("def a():\n    return 1\n")
+    git(root, "commit", "-q", "-am", "change a")
+    write_memory(root, "m_c", "src/c.py", "src/c.py")
+    write_memory(root, "m_new", "src/c.py")
+    return root
+
+
+def checked(capsys, root, *options) -> set[str]:
+    """The memories a run reported (every checked memory reports M211)."""
+    main(["check", str(root), "--format", "json", *options])
+    data = json.loads(capsys.readouterr().out)
+    names = {d["path"].removeprefix(f"{MEMORIES}/").removesuffix(".md") for d in data["diagnostics"]}
+    assert data["files_checked"] == len(names)
+    return names
+
+
+@pytest.mark.parametrize("warm", [True, False], ids=["cache of an earlier full run", "no cache"])
+def test_since_checks_the_changed_files_and_those_citing_them(repo, capsys, warm):
+    if warm:
+        git(repo, "stash", "-q", "--include-untracked")
+        git(repo, "checkout", "-q", "main")
+        assert checked(capsys, repo) == {"m_a", "m_b", "m_ab", "m_c"}
+        git(repo, "checkout", "-q", "feature")
+        git(repo, "stash", "pop", "-q")
+    options = () if warm else ("--no-cache",)
+    assert checked(capsys, repo, "--since", "main", *options) == {"m_a", "m_ab", "m_c", "m_new"}
+
+
+def test_since_counts_a_deleted_cited_file(repo, capsys):
+    git(repo, "checkout", "-q", "--", ".")
+    (repo / "src" / "b.py").unlink()
+    assert checked(capsys, repo, "--since", "HEAD") == {"m_b", "m_ab", "m_new"}
+
+
+def test_since_with_nothing_changed_checks_nothing(repo, capsys):
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "all")
+    assert main(["check", str(repo), "--since", "HEAD"]) == 0
+    assert "no artifact file is affected by the changes" in capsys.readouterr().err
+
+
+def test_since_an_unknown_revision_is_a_usage_error(repo, capsys):
+    assert main(["check", str(repo), "--since", "no-such-branch"]) == 2
+    assert "--since no-such-branch: no common ancestor" in capsys.readouterr().err
+
+
+def test_affected_by_named_files(repo, capsys, monkeypatch):
+    monkeypatch.chdir(repo)
+    assert checked(capsys, repo, "--affected-by", "src/b.py") == {"m_b", "m_ab"}
+    assert checked(capsys, repo, "--affected-by", f"{MEMORIES}/m_c.md", "README.md") == {"m_c"}
+
+
+def test_the_pre_commit_hook_checks_what_the_staged_files_affect(repo):
+    from ruamel.yaml import YAML
+
+    (hook,) = YAML(typ="safe").load((PROJECT / ".pre-commit-hooks.yaml").read_text())
+    import shlex
+
+    command = shlex.split(hook["entry"])
+    result = subprocess.run(["python", "-m", "pytest_citations", *command[1:], "src/b.py"], cwd=repo,
+                            capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(PROJECT)})
+    assert result.returncode == 1
+    shown = {line.split(":")[0] for line in result.stdout.splitlines() if ": M211 " in line}
+    assert shown == {f"{MEMORIES}/m_b.md", f"{MEMORIES}/m_ab.md"}
+
+
+def tasks_of(root):
+    engine = Engine.load(root)
+    return engine.plan([root])
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 7])
+def test_shards_partition_the_run(n):
+    tasks = tasks_of(PROJECT / "fixtures")
+    shards = [{task.shown for task in shard_of(tasks, (k, n))} for k in range(1, n + 1)]
+    assert set().union(*shards) == {task.shown for task in tasks}
+    assert sum(len(s) for s in shards) == len(tasks)  # no file in two shards
+    if n > 1:
+        assert all(len(s) < len(tasks) for s in shards)
+
+
+def test_a_file_stays_in_its_shard_when_others_are_added():
+    names = [f"notes/{i}.md" for i in range(200)]
+    before = {name: [k for k in range(1, 5) if in_shard(name, (k, 4))] for name in names}
+    assert all(len(ks) == 1 for ks in before.values())
+    assert before == {name: [k for k in range(1, 5) if in_shard(name, (k, 4))] for name in names}
+
+
+@pytest.mark.parametrize("text", ["0/2", "3/2", "1/0", "a/b", "1", "-1/2", " 1/2"])
+def test_a_bad_shard_is_refused(text, capsys):
+    with pytest.raises(ValueError):
+        parse_shard(text)
+    with pytest.raises(SystemExit):
+        main(["check", "--shard", text])
+    assert "--shard" in capsys.readouterr().err
+
+
+def test_shards_of_the_cli_add_up_to_the_whole(tmp_path, capsys):
+    root = tmp_path / "memory-repo"
+    shutil.copytree(PROJECT / "fixtures" / "memory-repo", root)
+    main(["check", str(root), "--format", "json", "--no-cache"])
+    whole = json.loads(capsys.readouterr().out)
+    parts = []
+    for k in (1, 2, 3):
+        main(["check", str(root), "--format", "json", "--no-cache", "--shard", f"{k}/3"])
+        parts.append(json.loads(capsys.readouterr().out))
+    assert sum(p["files_checked"] for p in parts) == whole["files_checked"]
+    assert sorted(json.dumps(d, sort_keys=True) for p in parts for d in p["diagnostics"]) == sorted(
+        json.dumps(d, sort_keys=True) for d in whole["diagnostics"]
+    )
+
+
+@pytest.mark.parametrize("fixture", ["memory-repo", "example-repo", "ear-repo", "brief-repo"])
+def test_jobs_give_the_serial_answer_and_fill_the_cache(fixture, tmp_path, capsys):
+    root = tmp_path / fixture
+    shutil.copytree(PROJECT / "fixtures" / fixture, root)
+    serial_code = main(["check", str(root), "--format", "json", "--no-cache"])
+    serial = capsys.readouterr().out
+    parallel_code = main(["check", str(root), "--format", "json", "-j", "2", "-v"])
+    captured = capsys.readouterr()
+    assert (parallel_code, captured.out) == (serial_code, serial)
+    files = json.loads(serial)["files_checked"]
+    assert f"{files} files checked, 0 from the cache" in captured.err
+    main(["check", str(root), "--format", "json", "-v"])
+    again = capsys.readouterr()
+    assert again.out == serial and f"{files} files checked, {files} from the cache" in again.err
