@@ -39,14 +39,14 @@ _HASH_CHUNK = 1 << 20
 ABSENT, NOT_A_FILE, UNRESOLVABLE = "absent", "not-a-file", "unresolvable"
 
 
-def settings_key(config, registry, kinds, display_prefix: str = "") -> str:
+def settings_key(config, registry, kinds, root_from_cache: str = "") -> str:
     """The digest of everything besides file contents that decides a result: the tool's
-    version, the effective settings (not where the repository lies on disk), the rules and kinds
-    installed, and where a nested root sits below the root the run started from."""
+    version, the effective settings, the rules and kinds installed, and where the root lies
+    relative to the cache folder (not where the repository lies on disk)."""
     where = ("root", "source", "cache_dir")
     settings = {f.name: getattr(config, f.name) for f in dataclasses.fields(config) if f.name not in where}
     rules = sorted((item.code, item.kind or "", item.severity.value) for item in registry)
-    return dependencies.digest((FORMAT, __version__, display_prefix, settings, rules, [k.name for k in kinds]))
+    return dependencies.digest((FORMAT, __version__, root_from_cache, settings, rules, [k.name for k in kinds]))
 
 
 def _today() -> int:

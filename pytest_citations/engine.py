@@ -149,7 +149,10 @@ class Engine:
         if self._cache is None and self.caching:
             from pytest_citations.cache import ResultCache, settings_key
 
-            key = settings_key(self.config, self.registry, self.kinds, self.display_prefix)
+            # Where the root lies seen from the cache folder: stable when a checkout moves with
+            # its cache, different for two roots sharing one cache folder.
+            where = os.path.relpath(self.config.root, self.cache_folder) if self.cache_folder else ""
+            key = settings_key(self.config, self.registry, self.kinds, Path(where).as_posix())
             self._cache = ResultCache(self.cache_folder, self.config.root, key)
         return self._cache
 
