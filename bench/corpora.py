@@ -35,7 +35,7 @@ from pytest_citations.evidence_store import ddl  # noqa: E402
 from pytest_citations.urls import cid_for, normalize_url  # noqa: E402
 
 #: Bump when a generator changes what it writes: cached corpora of another version are rebuilt.
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2
 DEFAULT_BASE = Path(tempfile.gettempdir()) / "pytest-citations-bench"
 MAX_FILE_SIZE = 2**31  # the checker's per-file cap, raised so the 420 MB JSONL is read
 
@@ -265,7 +265,7 @@ PUBLISHERS = [
 ]
 CREDIBILITY = {1: 1.0, 2: 0.8, 3: 0.6, 4: 0.3}
 ABSTAIN_MINORITY = "[Insufficient evidence to represent minority views on this topic]"
-SECTIONS = (("Prevailing View", 3, 6), ("Counterarguments", 2, 4), ("Minority View", 1, 3), ("What to Watch", 2, 4))
+SECTIONS = (("Prevailing View", 4, 8), ("Counterarguments", 2, 5), ("Minority View", 1, 3), ("What to Watch", 2, 5))
 POLICY_CLAIMS = (
     "The {bank} kept its policy rate unchanged at {low:.2f}-{high:.2f}%, citing {adj} inflation pressure.",
     "Officials at the {bank} signalled that rate cuts are unlikely before {month} {year}.",
@@ -376,8 +376,18 @@ def write_store(path: Path, sources: list[Source], documents: list[Document]) ->
     db.close()
 
 
+CONTEXT = (
+    " Analysts expect {adj} {noun} conditions to persist into the next quarter.",
+    " The move was widely anticipated by {noun} desks.",
+    " Commentary from {noun} strategists was mixed, with some pointing to {adj} positioning.",
+    "",
+    "",
+)
+
+
 def claim(kind: str, rng: random.Random) -> str:
     template = rng.choice({"policy": POLICY_CLAIMS, "market": MARKET_CLAIMS, "watch": WATCH_CLAIMS}[kind])
+    template += rng.choice(CONTEXT)
     low = rng.choice((0.25, 1.0, 2.5, 3.75, 4.25, 5.25))
     return template.format(bank=rng.choice(BANKS), low=low, high=low + 0.25, adj=rng.choice(ADJECTIVES),
                            month=rng.choice(MONTHS), year=rng.randint(2019, 2027), bn=rng.choice((25, 35, 60, 95)),
@@ -410,13 +420,13 @@ def reference_line(number: int, doc: Document) -> str:
 
 
 def choose_references(pool: list[Document], rng: random.Random) -> list[Document]:
-    """8-18 distinct documents, with at least three Tier 1 and three Tier 2 ones."""
+    """10-20 distinct documents, with at least three Tier 1 and three Tier 2 ones."""
     by_tier = defaultdict(list)
     for doc in pool:
         by_tier[doc.source.tier].append(doc)
     chosen = rng.sample(by_tier[1], min(3, len(by_tier[1]))) + rng.sample(by_tier[2], min(3, len(by_tier[2])))
     rest = [d for d in pool if d not in chosen]
-    chosen += rng.sample(rest, min(len(rest), rng.randint(2, 12)))
+    chosen += rng.sample(rest, min(len(rest), rng.randint(4, 14)))
     rng.shuffle(chosen)
     return chosen
 
