@@ -99,8 +99,9 @@ class ResultCache:
         if not (isinstance(data, dict) and data.get("format") == FORMAT and data.get("key") == self.key):
             return
         files, results = data.get("files"), data.get("results")
-        if isinstance(files, dict) and isinstance(results, dict):
-            self.files, self.results = files, results
+        if isinstance(files, dict) and isinstance(results, dict):  # entries of another shape are dropped
+            self.files = {rel: entry for rel, entry in files.items() if _is_entry(entry, "sha", str)}
+            self.results = {rel: entry for rel, entry in results.items() if _is_entry(entry, "paths", dict)}
 
     def save(self) -> None:
         """Write the cache if anything changed: atomically, after pruning old entries. A cache
@@ -108,8 +109,8 @@ class ResultCache:
         if not self.dirty or self.folder is None:
             return
         oldest = self._today - PRUNE_DAYS
-        self.results = {rel: entry for rel, entry in self.results.items() if entry.get("seen", 0) >= oldest}
-        self.files = {rel: entry for rel, entry in self.files.items() if entry.get("seen", 0) >= oldest}
+        self.results = {rel: entry for rel, entry in self.results.items() if _seen_day(entry) >= oldest}
+        self.files = {rel: entry for rel, entry in self.files.items() if _seen_day(entry) >= oldest}
         data = {"format": FORMAT, "key": self.key, "files": self.files, "results": self.results}
         try:
             prepare_folder(self.folder)
@@ -168,7 +169,7 @@ class ResultCache:
         signature = [info.st_size, info.st_mtime_ns, info.st_ino]
         entry = self.files.get(rel)
         if entry is not None and entry.get("stat") == signature:
-            self._seen(entry)
+            self._seen("files", rel)
             return entry["sha"]
         try:
             sha = _sha256(path)
@@ -183,9 +184,12 @@ class ResultCache:
         self.dirty = True
         return sha
 
-    def _seen(self, entry: dict[str, Any]) -> None:
+    def _seen(self, table: str, rel: str) -> None:
+        """Mark an entry used today (once a day, so that an unchanged cache is not rewritten)."""
+        entry = getattr(self, table)[rel]
         if entry.get("seen") != self._today:
             entry["seen"] = self._today
+            self.written[table].add(rel)  # an xdist worker's hits must reach the controller too
             self.dirty = True
 
     def relative(self, path: str) -> str | None:
@@ -204,7 +208,9 @@ class ResultCache:
         entry = self.files.get(rel)
         if entry is None or entry.get("sha") != sha:  # no readable file: nothing to key it by
             return compute()
-        memo = entry.setdefault("memo", {})
+        memo = entry.get("memo")
+        if not isinstance(memo, dict):
+            memo = entry["memo"] = {}
         if name in memo:
             return memo[name]
         value = memo[name] = compute()
@@ -230,7 +236,7 @@ class ResultCache:
             self.misses += 1
             return None
         self.hits += 1
-        self._seen(entry)
+        self._seen("results", rel)
         return diagnostics
 
     def store(self, rel: str, kinds: list[str], recorded: dependencies.Recorder, index_digest: Callable[[str], str],
@@ -256,6 +262,15 @@ class ResultCache:
         if entry is None or not isinstance(entry.get("paths"), dict):
             return None
         return not changed.isdisjoint(entry["paths"])
+
+
+def _is_entry(entry: Any, field: str, kind: type) -> bool:
+    return isinstance(entry, dict) and isinstance(entry.get(field), kind)
+
+
+def _seen_day(entry: dict[str, Any]) -> int:
+    seen = entry.get("seen")
+    return seen if isinstance(seen, int) and not isinstance(seen, bool) else 0
 
 
 def _sha256(path: Path) -> str:
