@@ -36,12 +36,11 @@ import argparse
 import json
 import re
 import sys
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_citations import jsonlines, sources
+from pytest_citations import sources
 
 EXIT_CLEAN, EXIT_REJECTED, EXIT_USAGE = 0, 1, 2
 EVIDENCE_FIELDS = ("source_id", "publisher", "doc_id", "chunk_id", "url", "title", "published_at", "fetched_at")
@@ -214,6 +213,8 @@ def verify(engine, rel: str) -> tuple[list, list[Rejected], list]:
 
 def _raw_exchanges(rel: str, source: sources.Source) -> dict[int, dict]:
     """Each readable exchange object by its JSONL line (0 for a JSON file)."""
+    from pytest_citations import jsonlines
+
     found: dict[int, dict] = {}
     if rel.lower().endswith(".jsonl"):
         for line in source.lines():
@@ -264,6 +265,8 @@ def _evidence_entry(raw: dict | None, line: int, table: str, key: str) -> dict[s
 
 def _context_fields(context: str | None) -> dict[str, Any]:
     """The fields of a document ``context`` that holds a JSON object (a common place for metadata)."""
+    from pytest_citations import jsonlines
+
     if not context or not context.lstrip().startswith("{"):
         return {}
     try:
@@ -327,6 +330,8 @@ def _quote(c) -> tuple[int, int, str] | str:
 
 def _citation_object(c, raw: dict | None, registry, exchange_rel: str) -> dict[str, Any] | str:
     """The §1 citation object of a verified citation, or why it cannot be stored."""
+    import uuid
+
     meta = _metadata(c, raw)
     missing = [name for name in EVIDENCE_FIELDS if not meta.get(name)]
     if missing:
@@ -367,6 +372,7 @@ def _registry(engine, rel: str | None):
 
 def _sidecar(engine, brief_rel: str) -> tuple[str, sources.Source | None, dict[str, Any]]:
     """The sidecar's path, its source when it exists, and its data (``{"citations": {}}`` when new)."""
+    from pytest_citations import jsonlines
     from pytest_citations.kinds.briefs import sidecar_candidates
 
     root = engine.config.root

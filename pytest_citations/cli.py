@@ -10,11 +10,15 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pytest_citations import __version__, brief_cli, claude_cli, memory_cli, report_cli
-from pytest_citations import baseline as baseline_module
-from pytest_citations.config import ConfigError
-from pytest_citations.engine import Engine, load_plugins
+
+if TYPE_CHECKING:
+    from pytest_citations.engine import Engine
+
+# Only what building the parser needs is imported here: each command imports what it runs, so that
+# `citations check` on one file loads no more than the kinds of that file need (tests/test_lazy_imports.py).
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 INTERNAL_ERROR = "C006"
@@ -99,6 +103,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from pytest_citations import baseline as baseline_module
+    from pytest_citations.config import ConfigError
+
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -131,8 +138,9 @@ def _start_folder(paths: list[Path]) -> Path:
 
 
 def run_check(args: argparse.Namespace) -> int:
+    from pytest_citations import baseline as baseline_module
     from pytest_citations import git_history, parallel
-    from pytest_citations.engine import Task, report_of, run_task
+    from pytest_citations.engine import Engine, Task, report_of, run_task
     from pytest_citations.progress import Progress
     from pytest_citations.reporters import render, statistics
     from pytest_citations.selection import shard_of
@@ -288,6 +296,8 @@ def _write(path: Path, text: str) -> bool:
 
 
 def show_rule(code: str) -> int:
+    from pytest_citations.engine import load_plugins
+
     _, registry = load_plugins()
     item = registry.get(code)
     if item is None:
@@ -313,6 +323,8 @@ def rule_markdown(item, level: int = 2) -> str:
 
 def rules_reference() -> str:
     """The whole of ``docs/rules.md``, generated from the registry."""
+    from pytest_citations.engine import load_plugins
+
     _, registry = load_plugins()
     parts = [
         "# Rules\n\n",
@@ -331,6 +343,8 @@ def rules_reference() -> str:
 
 
 def list_rules(output_format: str) -> int:
+    from pytest_citations.engine import load_plugins
+
     if output_format == "markdown":
         sys.stdout.write(rules_reference())
         return EXIT_CLEAN

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -44,6 +43,8 @@ class StoreError(Exception):
 
 
 def ddl() -> str:
+    from importlib import resources  # here: it imports tempfile, which checking a brief never needs
+
     return resources.files("pytest_citations").joinpath("evidence_store.sql").read_text(encoding="utf-8")
 
 

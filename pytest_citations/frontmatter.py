@@ -14,13 +14,26 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ruamel.yaml import YAML
-from ruamel.yaml import events as ev
-from ruamel.yaml.error import MarkedYAMLError
-from ruamel.yaml.nodes import ScalarNode
-from ruamel.yaml.reader import ReaderError
-
 from pytest_citations.jsonlines import nesting_depth
+
+# ruamel.yaml is imported by _import_ruamel() when the first YAML text is read, not with this
+# module: every kind's module imports this one at start-up, and a run that reads no YAML must not
+# pay for ruamel.yaml (tests/test_lazy_imports.py). Until then these names are None.
+YAML: Any = None
+ev: Any = None  # ruamel.yaml.events
+MarkedYAMLError: Any = None
+ReaderError: Any = None
+ScalarNode: Any = None
+
+
+def _import_ruamel() -> None:
+    global YAML, ev, MarkedYAMLError, ReaderError, ScalarNode
+    if ev is None:
+        from ruamel.yaml import YAML
+        from ruamel.yaml import events as ev
+        from ruamel.yaml.error import MarkedYAMLError
+        from ruamel.yaml.nodes import ScalarNode
+        from ruamel.yaml.reader import ReaderError
 
 DELIMITER = "---"
 _CORE_TAGS = {f"tag:yaml.org,2002:{name}" for name in ("str", "int", "float", "bool", "null", "seq", "map", "timestamp")}
@@ -127,6 +140,7 @@ def parse_yaml(text: str, first_line: int = 1) -> tuple[Node | None, list[Proble
     """
     if flow_depth(text) > MAX_DEPTH:  # the parser slows sharply with depth: do not feed it
         return None, [Problem("syntax", f"YAML nested deeper than {MAX_DEPTH} levels", first_line, 1)]
+    _import_ruamel()
     builder = _Builder(first_line)
     try:
         return builder.build(text), builder.problems

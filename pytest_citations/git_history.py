@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
-import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,7 +73,17 @@ class _Budget:
         return self.deadline - time.monotonic()
 
 
+def _git_missing() -> bool:
+    import shutil
+
+    return shutil.which("git") is None
+
+
 def _git(root: Path, args: list[str], budget: _Budget, stdin: bytes | None = None) -> bytes | None:
+    # subprocess and shutil are imported when git is run, not with this module, which the
+    # code-tuples kind imports at start-up (tests/test_lazy_imports.py)
+    import subprocess
+
     left = budget.left()
     if left <= 0:
         raise TimeoutError
@@ -107,7 +115,7 @@ def _nested_repository(root: Path, rel: str) -> str | None:
 
 def work_tree_root(root: Path, timeout: float = DEFAULT_TIMEOUT) -> tuple[Path | None, str]:
     """The top folder of the git work tree holding ``root``, or None and why."""
-    if shutil.which("git") is None:
+    if _git_missing():
         return None, "git is not installed"
     try:
         out = _git(root, ["rev-parse", "--show-toplevel"], _Budget(timeout))
@@ -121,7 +129,7 @@ def work_tree_root(root: Path, timeout: float = DEFAULT_TIMEOUT) -> tuple[Path |
 
 def head_commit(root: Path, timeout: float = DEFAULT_TIMEOUT) -> str | None:
     """The commit checked out in the work tree holding ``root``; None outside one."""
-    if shutil.which("git") is None:
+    if _git_missing():
         return None
     try:
         out = _git(root, ["rev-parse", "--verify", "--quiet", "HEAD"], _Budget(timeout))
@@ -137,7 +145,7 @@ class ChangesError(Exception):
 def changed_since(root: Path, revision: str, timeout: float = DEFAULT_TIMEOUT) -> set[str]:
     """Paths below ``root`` (relative to it) that differ between the merge base of ``revision``
     and HEAD and the work tree, committed or not, deleted ones included, plus untracked files."""
-    if shutil.which("git") is None:
+    if _git_missing():
         raise ChangesError("git is not installed")
     budget = _Budget(timeout)
     try:

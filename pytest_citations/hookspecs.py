@@ -6,6 +6,9 @@ that implements any of these hooks, marked with :data:`hookimpl`.
 
 from __future__ import annotations
 
+import os
+import sys
+
 import pluggy
 
 PROJECT = "citations"
@@ -39,11 +42,54 @@ class _Builtin:
 
 
 def plugin_manager(load_entry_points: bool = True) -> pluggy.PluginManager:
-    import sys
-
     manager = pluggy.PluginManager(PROJECT)
     manager.add_hookspecs(sys.modules[__name__])
     manager.register(_Builtin(), name="builtin")
-    if load_entry_points:
+    if load_entry_points and may_declare_entry_points(ENTRY_POINT_GROUP):
         manager.load_setuptools_entrypoints(ENTRY_POINT_GROUP)
     return manager
+
+
+def may_declare_entry_points(group: str) -> bool:
+    """Whether an installed distribution may declare an entry point in ``group``.
+
+    pluggy finds entry points with :mod:`importlib.metadata`, whose import (email, zipfile, csv...)
+    costs about as much as the rest of a ``citations check`` of one small file, while most
+    installations have no plugin at all. This reads the ``entry_points.txt`` of the
+    ``*.dist-info`` / ``*.egg-info`` folders on ``sys.path`` directly, as importlib.metadata's
+    path finder does, and answers False only when none of them has a section for the group: then pluggy
+    would have found nothing and its scan is skipped. Whatever it cannot read the same way (a zip
+    or an egg on ``sys.path``, a meta-path finder with distributions of its own) answers True, and
+    pluggy decides as before.
+    """
+    from importlib.machinery import PathFinder
+
+    if any(getattr(finder, "find_distributions", None) is not None and finder is not PathFinder for finder in sys.meta_path):
+        return True
+    for entry in sys.path:
+        folder = entry or "."
+        if folder.lower().endswith(".egg"):
+            return True
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            if os.path.isfile(folder):  # a zip file on sys.path
+                return True
+            continue
+        for name in names:
+            if not name.lower().endswith((".dist-info", ".egg-info")):
+                continue
+            try:
+                with open(os.path.join(folder, name, "entry_points.txt"), encoding="utf-8", errors="replace") as handle:
+                    text = handle.read()
+            except OSError:
+                continue
+            if any(_section_may_be(line.strip(), group) for line in text.splitlines()):
+                return True
+    return False
+
+
+def _section_may_be(line: str, group: str) -> bool:
+    """Whether ``line`` of an ``entry_points.txt`` may open the section of ``group`` (a superset of
+    what importlib.metadata reads as that section's header: ``[group]``)."""
+    return line.startswith("[") and line.endswith("]") and group in line

@@ -11,16 +11,15 @@ One file is the unit of work: a single large file is checked by one worker.
 
 from __future__ import annotations
 
-import multiprocessing
-import queue
 from collections.abc import Callable, Iterator
 
-from pytest_citations.cache import diagnostic_from_json, diagnostic_to_json
 from pytest_citations.diagnostics import Diagnostic
 from pytest_citations.engine import Task, run_task
 
 
 def available() -> bool:
+    import multiprocessing
+
     return "fork" in multiprocessing.get_all_start_methods()
 
 
@@ -38,6 +37,8 @@ def _chunks(count: int, jobs: int) -> Iterator[list[int]]:
 def _work(tasks: list[Task], todo, done) -> None:
     """A worker: check chunks until told to stop; diagnostics travel as plain rows, cache entries
     as the JSON values they are (nothing depends on classes being the same objects at both ends)."""
+    from pytest_citations.cache import diagnostic_to_json
+
     try:
         while (numbers := todo.get()) is not None:
             found = [(number, [diagnostic_to_json(d) for d in run_task(tasks[number])]) for number in numbers]
@@ -55,6 +56,10 @@ def check(tasks: list[Task], jobs: int, advance: Callable[[str], None]) -> list[
             results.append(run_task(task))
             advance(task.shown)
         return results
+    import multiprocessing  # here, not at the top: most runs are -j 1 (tests/test_lazy_imports.py)
+
+    from pytest_citations.cache import diagnostic_from_json
+
     caches = {engine.cache.key: engine.cache for engine in _engines(tasks) if engine.cache is not None}
     context = multiprocessing.get_context("fork")
     todo, done = context.SimpleQueue(), context.Queue()
@@ -86,6 +91,8 @@ def check(tasks: list[Task], jobs: int, advance: Callable[[str], None]) -> list[
 
 def _next(done, workers):
     """The next chunk's results; an error if every worker has died before sending it."""
+    import queue
+
     while True:
         try:
             return done.get(timeout=1.0)

@@ -16,8 +16,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pytest_citations import sources, utilization
-
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 SYNTHESIS_CODES = ("U114", "U115", "U116")
 
@@ -40,6 +38,7 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "report_command", None) != "utilization":
         args.report_parser.print_help()
         return EXIT_USAGE
+    from pytest_citations import sources, utilization
     from pytest_citations.engine import Engine
 
     run_dir: Path = args.run_dir
@@ -65,6 +64,8 @@ def run(args: argparse.Namespace) -> int:
 
 def build_report(engine, run: str) -> dict[str, Any]:
     """The utilization report of the run folder ``run`` (repo-relative) as plain JSON data."""
+    from pytest_citations import sources, utilization
+
     root = engine.config.root
     index = utilization.load_run(root, run, engine.config.max_file_size, utilization.url_profile(engine))
     folder = root if run == "." else root / run

@@ -16,8 +16,6 @@ rest of the file is still read. Extra fields (``file_id``...) are tolerated.
 
 from __future__ import annotations
 
-import base64
-import binascii
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -239,6 +237,9 @@ class _Reader:
     # -- what the request offers
 
     def document(self, block: Node, where: str) -> None:
+        import base64
+        import binascii
+
         index = len(self.exchange.documents)
         title = _member(block, "title")
         context = _member(block, "context")

@@ -3,9 +3,7 @@ a response resolves to a block of its request, and says what that block says.'''
 
 from __future__ import annotations
 
-import io
 import json
-import logging
 from urllib.parse import urlsplit
 
 from pytest_citations.diagnostics import Severity
@@ -66,6 +64,9 @@ def pdf_pages(doc: Document) -> list[str] | None:
             import pypdf
         except ImportError:
             return None  # not cached: installing the extra changes the answer
+        import io
+        import logging
+
         logger = logging.getLogger("pypdf")
         level = logger.level
         logger.setLevel(logging.CRITICAL)  # a malformed PDF is reported as unverifiable, not logged

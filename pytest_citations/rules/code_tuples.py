@@ -3,7 +3,6 @@ inline Markdown, checked against the files they cite.'''
 
 from __future__ import annotations
 
-import difflib
 import json
 from functools import lru_cache
 from pathlib import Path
@@ -409,6 +408,8 @@ def _shown(line: bytes) -> str:
 def _changes(old: list[bytes], new: list[bytes], start: int, end: int) -> tuple[list[str], tuple[int, int] | None]:
     """What happened to old lines ``start..end`` (1-based) in ``new``: the changes, or the range
     they moved to when they are unchanged but elsewhere."""
+    import difflib
+
     matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
     changes: list[str] = []
     moved_to = None
