@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,6 +69,13 @@ _DECODER = json.JSONDecoder(
     parse_int=_parse_int,
     parse_float=_parse_float,
 )
+_SHORT_DECODER = json.JSONDecoder(
+    object_pairs_hook=_object_without_duplicates,
+    parse_constant=_reject_constant,
+    parse_float=_parse_float,
+)
+"""For a text of at most MAX_DIGITS characters, which can hold no longer number: integers are
+then read by the scanner itself, without a Python call each."""
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
@@ -104,13 +111,24 @@ def nesting_depth(text: str, tokens: re.Pattern[str] = _NESTING_TOKEN) -> int:
     return deepest
 
 
+def _decode(decoder: json.JSONDecoder, text: str) -> Any:
+    """``decoder.decode(text)``, calling its scanner directly when the text is one JSON value with
+    no whitespace around it (a JSON Lines line as producers write it); any other text, and every
+    error, goes through ``decode`` itself, so its errors are json's own."""
+    try:
+        value, end = decoder.scan_once(text, 0)
+    except (StopIteration, ValueError, RecursionError):
+        return decoder.decode(text)
+    return value if end == len(text) else decoder.decode(text)
+
+
 def loads(text: str) -> Any:
     """``json.loads`` that refuses duplicate keys, NaN/Infinity (written or by overflow, ``1e400``),
     numbers longer than MAX_DIGITS, lone surrogate escapes (``"\\ud800"``, which no UTF-8 file can
     hold) and nesting deeper than MAX_DEPTH."""
     if text.count("[") + text.count("{") > MAX_DEPTH and nesting_depth(text) > MAX_DEPTH:
         raise RecursionError("nested too deeply")
-    value = _DECODER.decode(text)
+    value = _decode(_SHORT_DECODER if len(text) <= MAX_DIGITS else _DECODER, text)
     if "\\u" in text and _SURROGATE_ESCAPE.search(text):
         bad = _lone_surrogate(value)
         if bad is not None:
@@ -169,8 +187,9 @@ class JsonLine:
     data: dict[str, Any]
 
 
-def records(ctx, invalid_code: str) -> Iterator[JsonLine | Reported]:
-    """The objects of a JSON Lines file, and a finding under ``invalid_code`` for each bad line."""
+def records(ctx, invalid_code: str, unit: Callable[[Line, dict[str, Any]], Any] = JsonLine) -> Iterator[Any]:
+    """``unit(line, data)`` (a :class:`JsonLine` unless a kind builds its own) for each object of a
+    JSON Lines file, and a :class:`Reported` finding under ``invalid_code`` for each bad line."""
     first = True
     for line in ctx.lines():
         text = line.text
@@ -192,7 +211,7 @@ def records(ctx, invalid_code: str) -> Iterator[JsonLine | Reported]:
             finding = Finding(f"line holds {describe(data)}, not a JSON object", line.number, 1, context=text[:_CONTEXT])
             yield Reported(invalid_code, finding)
             continue
-        yield JsonLine(line, data)
+        yield unit(line, data)
 
 
 def _one_document(ctx) -> bool:

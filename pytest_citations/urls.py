@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import re
+from functools import lru_cache
+from operator import itemgetter
 
 PROFILES = ("spec", "whatwg")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*$")
@@ -26,20 +28,9 @@ def cid_for(normalized_url: str) -> str:
     return "cid_" + hashlib.sha256(normalized_url.encode("utf-8")).hexdigest()
 
 
-def _split(url: str) -> tuple[str, str, str, str]:
-    """(scheme, authority, path, query) of an absolute URL, fragment dropped."""
-    scheme, colon, rest = url.partition(":")
-    if not colon or not _SCHEME.match(scheme) or not rest.startswith("//"):
-        raise NotAbsoluteURL(f"not an absolute URL: {url!r}")
-    rest = rest[2:].partition("#")[0]
-    end = len(rest)
-    for delimiter in "/?":
-        position = rest.find(delimiter)
-        if position != -1:
-            end = min(end, position)
-    authority, rest = rest[:end], rest[end:]
-    path, _, query = rest.partition("?")
-    return scheme, authority, path, query
+_ABSOLUTE = re.compile(r"([^:]*)://([^/?#]*)([^?#]*)(?:\?([^#]*))?")
+"""scheme (up to the first ``:``), ``//``, authority, path, ``?`` query; the fragment is not captured."""
+_BY_KEY_THEN_VALUE = itemgetter(0, 1)
 
 
 def _host_and_port(authority: str) -> tuple[str, str, str | None]:
@@ -57,37 +48,48 @@ def _host_and_port(authority: str) -> tuple[str, str, str | None]:
     return userinfo, host, None
 
 
-def _is_tracking(key: str) -> bool:
-    return key.startswith("utm_") or key in _TRACKING_KEYS
+def _origin(scheme: str, authority: str) -> str | None:
+    """``scheme://authority`` normalized (steps 2 and 6), or None when there is no host."""
+    userinfo, host, port = _host_and_port(authority)
+    if not host:
+        return None
+    scheme = scheme.lower()
+    if port is not None and _DEFAULT_PORTS.get(scheme) == port:
+        port = None
+    return f"{scheme}://{userinfo}{host.lower()}" + (f":{port}" if port is not None else "")
+
+
+_MAX_CACHED_ORIGIN = 300  # characters of scheme and authority; longer ones are not kept in the cache
+_cached_origin = lru_cache(maxsize=4096)(_origin)
+"""The records of one file cite few distinct hosts; the bounds keep a hostile file's memory small."""
 
 
 def _sorted_query(query: str) -> str:
+    """Steps 4 and 5: drop empty and tracking pairs, sort the rest by key, then value (stable)."""
     pairs = []
     for pair in query.split("&"):
-        if not pair:
-            continue
         key, _, value = pair.partition("=")
-        if not _is_tracking(key):
+        if pair and not key.startswith("utm_") and key not in _TRACKING_KEYS:
             pairs.append((key, value, pair))
-    pairs.sort(key=lambda item: (item[0], item[1]))
-    return "&".join(pair for _, _, pair in pairs)
+    if len(pairs) > 1:
+        pairs.sort(key=_BY_KEY_THEN_VALUE)
+    return "&".join([pair for _, _, pair in pairs])
 
 
 def normalize_spec(url: str) -> str:
     """The spec's normalization, step by step, on the URL as written."""
-    scheme, authority, path, query = _split(url)
-    scheme = scheme.lower()
-    userinfo, host, port = _host_and_port(authority)
-    if not host:
+    match = _ABSOLUTE.match(url)
+    if match is None or not _SCHEME.match(match[1]):
+        raise NotAbsoluteURL(f"not an absolute URL: {url!r}")
+    scheme, authority, path, query = match.groups()
+    cached = len(scheme) + len(authority) <= _MAX_CACHED_ORIGIN
+    origin = _cached_origin(scheme, authority) if cached else _origin(scheme, authority)
+    if origin is None:
         raise NotAbsoluteURL(f"URL has no host: {url!r}")
-    host = host.lower()
-    if port is not None and _DEFAULT_PORTS.get(scheme) == port:
-        port = None
     if path not in ("", "/") and path.endswith("/"):
         path = path[:-1]
-    query = _sorted_query(query)
-    netloc = userinfo + host + (f":{port}" if port is not None else "")
-    return f"{scheme}://{netloc}{path}" + (f"?{query}" if query else "")
+    query = _sorted_query(query) if query else ""
+    return f"{origin}{path}?{query}" if query else origin + path
 
 
 def normalize_url(url: str, profile: str = "spec") -> str:

@@ -9,12 +9,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_citations import jsonlines
 from pytest_citations.kinds import Reported
 from pytest_citations.rules import Finding, Option
+from pytest_citations.sources import Line
 from pytest_citations.urls import PROFILES
 
 SCHEMA_VERSION = "citation.v1"
@@ -24,16 +24,25 @@ _SCHEMA_VERSION_MARK = re.compile(r'"schema_version"\s*:\s*"citation\.v1"')
 _KEY_SCANNER = json.JSONDecoder()
 
 
-@dataclass
 class Record:
-    """One ``citation.v1`` record: its line, where the line starts, and the decoded object."""
+    """One ``citation.v1`` record: its line, where the line starts, and the decoded object.
 
-    line: int
-    offset: int
-    text: str
-    data: dict[str, Any]
-    _spans: dict[str, tuple[int, int]] | None = field(default=None, repr=False)
-    memo: dict[Any, Any] = field(default_factory=dict, repr=False)  # values several rules derive
+    A plain class with slots, built from the :class:`~pytest_citations.sources.Line` it was read
+    from: one is made per line of files with millions of lines.
+    """
+
+    __slots__ = ("line", "offset", "text", "data", "_spans", "memo")
+
+    def __init__(self, line: Line, data: dict[str, Any]) -> None:
+        self.line = line.number
+        self.offset = line.offset
+        self.text = line.text
+        self.data = data
+        self._spans: dict[str, tuple[int, int]] | None = None
+        self.memo: dict[Any, Any] = {}  # values several rules derive
+
+    def __repr__(self) -> str:
+        return f"Record(line={self.line}, data={self.data!r})"
 
     def value_span(self, key: str) -> tuple[int, int] | None:
         """Character span of a top-level key's value within the line, found on first use."""
@@ -110,11 +119,7 @@ class UrlCitations:
         return _SCHEMA_VERSION_MARK.search(head) is not None
 
     def units(self, ctx) -> Iterator[Record | Reported]:
-        for item in jsonlines.records(ctx, "U101"):
-            if isinstance(item, Reported):
-                yield item
-            else:
-                yield Record(item.line.number, item.line.offset, item.line.text, item.data)
+        return jsonlines.records(ctx, "U101", unit=Record)
 
 
 KIND = UrlCitations()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
@@ -17,7 +16,6 @@ from pytest_citations.urls import NotAbsoluteURL, cid_for, normalize_url
 
 KIND = "url-citations"
 STATUSES = ("valid", "invalid", "mismatch", "paywalled", "blocked")
-_CID = re.compile(r"^cid_[0-9a-f]{64}\Z")
 _SCHEMA_FILE = Path(__file__).resolve().parent.parent / "schemas" / "citation.v1.schema.json"
 _REQUIRED = ("schema_version", "normalized_url", "cid", "url", "url_original", "status", "checked_at", "found_by", "notes")
 _STRINGS = ("normalized_url", "cid", "url", "url_original", "status", "checked_at", "notes")
@@ -27,13 +25,32 @@ _FOUND_BY_STRINGS = ("perspective_id", "agent_type", "artifact_path")
 
 def _normalized_original(record: Record, profile: str) -> str | None:
     """normalize(url_original) under ``profile``, computed once per record; None if not absolute."""
-    key = ("normalized", profile)
-    if key not in record.memo:
+    memo = record.memo
+    if profile not in memo:
         try:
-            record.memo[key] = normalize_url(record.data["url_original"], profile)
+            memo[profile] = normalize_url(record.data["url_original"], profile)
         except NotAbsoluteURL:
-            record.memo[key] = None
-    return record.memo[key]
+            memo[profile] = None
+    return memo[profile]
+
+
+def _cid_digest(record: Record) -> bytes | None:
+    """The 32 bytes a well-formed cid (``cid_`` + 64 lowercase hex digits) spells, else None;
+    computed once per record, for U105, U106 and U113."""
+    memo = record.memo
+    if "cid digest" not in memo:
+        memo["cid digest"] = _digest(record.data.get("cid"))
+    return memo["cid digest"]
+
+
+def _digest(cid) -> bytes | None:
+    if not isinstance(cid, str) or len(cid) != 68 or not cid.startswith("cid_"):
+        return None
+    try:
+        digest = bytes.fromhex(cid[4:])
+    except ValueError:
+        return None
+    return digest if digest.hex() == cid[4:] else None  # fromhex also takes uppercase and spaces
 
 
 def _replace(record: Record, key: str, value) -> Edit | None:
@@ -174,9 +191,8 @@ def schema_violation(record: Record, ctx):
     `pytest_citations/schemas/citation.v1.schema.json`.
     """
     if _fast_valid(record.data):
-        return
-    for key, message in schema_problems(record.data):
-        yield record.finding(message, key or None)
+        return ()
+    return [record.finding(message, key or None) for key, message in schema_problems(record.data)]
 
 
 @rule("U103", "url-not-absolute", kind=KIND)
@@ -208,7 +224,24 @@ def url_not_absolute(record: Record, ctx):
     """
     original = record.data.get("url_original")
     if isinstance(original, str) and _normalized_original(record, ctx.kind_options["url-profile"]) is None:
-        yield record.finding(f"url_original {original!r} is not an absolute URL (scheme://host/...)", "url_original")
+        return (record.finding(f"url_original {original!r} is not an absolute URL (scheme://host/...)", "url_original"),)
+    return ()
+
+
+_MAX_CACHED_TIMESTAMP = 64  # characters; a longer checked_at is parsed without being kept
+
+
+@lru_cache(maxsize=1024)
+def _cached_is_iso_8601(value: str) -> bool:
+    return parse_iso_8601(value) is not None
+
+
+def _is_iso_8601(value: str) -> bool:
+    """Whether ``value`` is an ISO 8601 date or date-time. Verdicts on short values are cached, so
+    a time stamped on many records is parsed once."""
+    if len(value) <= _MAX_CACHED_TIMESTAMP:
+        return _cached_is_iso_8601(value)
+    return parse_iso_8601(value) is not None
 
 
 def _other_profile(profile: str) -> str:
@@ -253,11 +286,11 @@ def normalized_url_mismatch(record: Record, ctx):
     data = record.data
     original, stored = data.get("url_original"), data.get("normalized_url")
     if not isinstance(original, str) or not isinstance(stored, str):
-        return
+        return ()
     profile = ctx.kind_options["url-profile"]
     expected = _normalized_original(record, profile)
     if expected is None or stored == expected:
-        return
+        return ()
     message = f"normalized_url {stored!r} is not the {profile} normalization of url_original; expected {expected!r}"
     other = _other_profile(profile)
     if _normalized_original(record, other) == stored:
@@ -269,7 +302,7 @@ def normalized_url_mismatch(record: Record, ctx):
     if isinstance(data.get("cid"), str) and data["cid"] != cid_for(expected):
         edits.append(_replace(record, "cid", cid_for(expected)))
     fix = Fix("recompute normalized_url and cid", tuple(e for e in edits if e)) if all(edits) else None
-    yield record.finding(message, "normalized_url", fix)
+    return (record.finding(message, "normalized_url", fix),)
 
 
 @rule("U105", "cid-mismatch", kind=KIND, fixable=True)
@@ -302,13 +335,14 @@ def cid_mismatch(record: Record, ctx):
     `citations check --fix` writes the cid computed from `normalized_url`.
     """
     cid, normalized = record.data.get("cid"), record.data.get("normalized_url")
-    if not isinstance(cid, str) or not isinstance(normalized, str) or not _CID.match(cid):
-        return
+    if not isinstance(cid, str) or not isinstance(normalized, str):
+        return ()
     expected = cid_for(normalized)
-    if cid != expected:
-        edit = _replace(record, "cid", expected)
-        fix = Fix("recompute cid from normalized_url", (edit,)) if edit else None
-        yield record.finding(f"cid is not the SHA-256 of normalized_url {normalized!r}; expected {expected}", "cid", fix)
+    if cid == expected or _cid_digest(record) is None:  # a malformed cid is U106's
+        return ()
+    edit = _replace(record, "cid", expected)
+    fix = Fix("recompute cid from normalized_url", (edit,)) if edit else None
+    return (record.finding(f"cid is not the SHA-256 of normalized_url {normalized!r}; expected {expected}", "cid", fix),)
 
 
 @rule("U106", "cid-format", kind=KIND, fixable=True)
@@ -340,14 +374,14 @@ def cid_format(record: Record, ctx):
     `citations check --fix` writes the cid computed from `normalized_url`.
     """
     cid = record.data.get("cid")
-    if not isinstance(cid, str) or _CID.match(cid):
-        return
+    if not isinstance(cid, str) or _cid_digest(record) is not None:
+        return ()
     normalized = record.data.get("normalized_url")
     fix = None
     if isinstance(normalized, str):
         edit = _replace(record, "cid", cid_for(normalized))
         fix = Fix("compute cid from normalized_url", (edit,)) if edit else None
-    yield record.finding(f"cid {cid!r} is not 'cid_' followed by 64 lowercase hex digits", "cid", fix)
+    return (record.finding(f"cid {cid!r} is not 'cid_' followed by 64 lowercase hex digits", "cid", fix),)
 
 
 @rule("U107", "unknown-status", kind=KIND)
@@ -380,7 +414,8 @@ def unknown_status(record: Record, ctx):
     """
     status = record.data.get("status")
     if isinstance(status, str) and status not in STATUSES:
-        yield record.finding(f"status {status!r} is not one of {', '.join(STATUSES)}", "status")
+        return (record.finding(f"status {status!r} is not one of {', '.join(STATUSES)}", "status"),)
+    return ()
 
 
 @rule("U108", "checked-at-not-iso8601", kind=KIND)
@@ -412,8 +447,9 @@ def checked_at_not_iso8601(record: Record, ctx):
     Write timestamps in ISO 8601, preferably UTC with `Z`.
     """
     value = record.data.get("checked_at")
-    if isinstance(value, str) and parse_iso_8601(value) is None:
-        yield record.finding(f"checked_at {value!r} is not an ISO 8601 date or date-time", "checked_at")
+    if isinstance(value, str) and not _is_iso_8601(value):
+        return (record.finding(f"checked_at {value!r} is not an ISO 8601 date or date-time", "checked_at"),)
+    return ()
 
 
 @rule("U109", "http-status-inconsistent", kind=KIND)
@@ -446,22 +482,25 @@ def http_status_inconsistent(record: Record, ctx):
     """
     code, status = record.data.get("http_status"), record.data.get("status")
     if not _is_integer(code):
-        return
+        return ()
     code = int(code)
     if not 100 <= code <= 599:
-        yield record.finding(f"http_status {code} is not an HTTP status code (100-599)", "http_status")
+        message = f"http_status {code} is not an HTTP status code (100-599)"
     elif status == "valid" and code >= 400:
-        yield record.finding(f"status is 'valid' but http_status is {code}", "http_status")
+        message = f"status is 'valid' but http_status is {code}"
     elif status == "invalid" and 200 <= code < 300:
-        yield record.finding(f"status is 'invalid' but http_status is {code} (success)", "http_status")
+        message = f"status is 'invalid' but http_status is {code} (success)"
+    else:
+        return ()
+    return (record.finding(message, "http_status"),)
 
 
-def _found_by(record: Record):
+def _found_by(record: Record) -> list[tuple[int, dict]]:
+    """(index, entry) for each object in ``found_by``."""
     entries = record.data.get("found_by")
-    if isinstance(entries, list):
-        for index, entry in enumerate(entries):
-            if isinstance(entry, dict):
-                yield index, entry
+    if not isinstance(entries, list):
+        return []
+    return [(index, entry) for index, entry in enumerate(entries) if isinstance(entry, dict)]
 
 
 @rule(
@@ -498,11 +537,13 @@ def found_by_wave(record: Record, ctx):
     Record the wave that produced the artifact.
     """
     allowed = ctx.options["allowed-waves"]
+    findings = []
     for index, entry in _found_by(record):
         wave = entry.get("wave")
         if _is_integer(wave) and int(wave) not in allowed:
             expected = " or ".join(str(w) for w in allowed)
-            yield record.finding(f"found_by[{index}].wave is {wave}; expected {expected}", "found_by", index=index)
+            findings.append(record.finding(f"found_by[{index}].wave is {wave}; expected {expected}", "found_by", index=index))
+    return findings
 
 
 def run_directory(rel: str) -> PurePosixPath:
@@ -571,6 +612,7 @@ def artifact_path_missing(record: Record, ctx):
     ## Fix
     Point `artifact_path` at the wave output, relative to the run directory, and commit that output.
     """
+    findings = []
     for index, entry in _found_by(record):
         path = entry.get("artifact_path")
         verdict = _artifact_verdict(ctx, path) if isinstance(path, str) else "ok"
@@ -579,11 +621,9 @@ def artifact_path_missing(record: Record, ctx):
             problem = "cannot be resolved under the run directory {!r}: a symlink loop" if verdict == "loop" else (
                 "does not exist under the run directory {!r}"
             )
-            yield record.finding(
-                f"found_by[{index}].artifact_path {path!r} " + problem.format(run_dir),
-                "found_by",
-                index=index,
-            )
+            message = f"found_by[{index}].artifact_path {path!r} " + problem.format(run_dir)
+            findings.append(record.finding(message, "found_by", index=index))
+    return findings
 
 
 @rule("U112", "artifact-path-escapes", kind=KIND)
@@ -614,13 +654,45 @@ def artifact_path_escapes(record: Record, ctx):
     ## Fix
     Use a path relative to the run directory, without `..`.
     """
+    findings = []
     for index, entry in _found_by(record):
         path = entry.get("artifact_path")
         if isinstance(path, str) and _artifact_verdict(ctx, path) == "escapes":
             run_dir = run_directory(ctx.rel).as_posix()
-            yield record.finding(
-                f"found_by[{index}].artifact_path {path!r} escapes the run directory {run_dir!r}", "found_by", index=index
-            )
+            message = f"found_by[{index}].artifact_path {path!r} escapes the run directory {run_dir!r}"
+            findings.append(record.finding(message, "found_by", index=index))
+    return findings
+
+
+class FirstLines:
+    """The line on which each cid of a file first appeared, in about 40 bytes per cid.
+
+    A dict of a million cid strings and their line numbers takes about 200 MB. A well-formed cid is
+    kept as its 32-byte digest and an 8-byte line number, appended to one of ``2**bits`` byte
+    arrays chosen by the digest's hash (so that no file can pile its cids into one); any other cid
+    goes to a plain dict.
+    """
+
+    _ENTRY = 40  # digest, then the line number (8 bytes, little-endian)
+
+    def __init__(self, bits: int = 16) -> None:
+        self._buckets = [bytearray() for _ in range(1 << bits)]
+        self._mask = (1 << bits) - 1
+        self._others: dict[str, int] = {}
+
+    def first(self, cid: str, digest: bytes | None, line: int) -> int:
+        """The line ``cid`` (whose digest is ``digest``, None if it is not well formed) first
+        appeared on: ``line`` itself when it is new, and now recorded."""
+        if digest is None:
+            return self._others.setdefault(cid, line)
+        bucket = self._buckets[hash(digest) & self._mask]
+        at = bucket.find(digest)
+        while at != -1:
+            if at % self._ENTRY == 0:
+                return int.from_bytes(bucket[at + 32 : at + self._ENTRY], "little")
+            at = bucket.find(digest, at + 1)  # a match across two entries
+        bucket += digest + line.to_bytes(8, "little")
+        return line
 
 
 def _merge_fix(ctx, first_line: int, record: Record) -> Fix | None:
@@ -629,7 +701,8 @@ def _merge_fix(ctx, first_line: int, record: Record) -> Fix | None:
     if source is None:
         return None
     start = source.line_starts[first_line - 1]
-    first = Record(first_line, start, source.line_text(first_line), loads(source.line_text(first_line)))
+    text = source.line_text(first_line)
+    first = Record(sources.Line(first_line, start, text), loads(text))
     kept, extra = first.data.get("found_by"), record.data.get("found_by")
     if not isinstance(kept, list) or not isinstance(extra, list):
         return None
@@ -684,9 +757,12 @@ def duplicate_cid(record: Record, ctx):
     """
     cid = record.data.get("cid")
     if not isinstance(cid, str):
-        return
-    first_seen = ctx.state.setdefault("cids", {})
-    first_line = first_seen.setdefault(cid, record.line)
-    if first_line != record.line:
-        fix = _merge_fix(ctx, first_line, record)
-        yield record.finding(f"cid {cid} already appears on line {first_line}: merge the records", "cid", fix)
+        return ()
+    first_seen = ctx.state.get("cids")
+    if first_seen is None:
+        first_seen = ctx.state["cids"] = FirstLines()
+    first_line = first_seen.first(cid, _cid_digest(record), record.line)
+    if first_line == record.line:
+        return ()
+    fix = _merge_fix(ctx, first_line, record)
+    return (record.finding(f"cid {cid} already appears on line {first_line}: merge the records", "cid", fix),)
