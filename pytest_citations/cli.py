@@ -12,13 +12,13 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pytest_citations import __version__, brief_cli, claude_cli, memory_cli, report_cli
+from pytest_citations import __version__
 
 if TYPE_CHECKING:
     from pytest_citations.engine import Engine
 
 # Only what building the parser needs is imported here: each command imports what it runs, so that
-# `citations check` on one file loads no more than the kinds of that file need (tests/test_lazy_imports.py).
+# `citations check` on one file loads no more than its kinds need (tests/test_lazy_imports.py).
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 INTERNAL_ERROR = "C006"
@@ -47,7 +47,13 @@ def _shard(text: str) -> tuple[int, int]:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only_check: bool = False) -> argparse.ArgumentParser:
+    """The ``citations`` parser; with ``only_check``, one with the ``check`` command alone.
+
+    :func:`main` builds that one for a command line that starts with ``check``: argparse hands all
+    that follows the command word to that command's parser, so the other commands' parsers (and
+    the modules they are built in) would only slow down the command pre-commit and CI run.
+    """
     from pytest_citations.reporters import FORMATS
 
     parser = argparse.ArgumentParser(prog="citations", description="Prove that the citations in a repository are real and still true.")
@@ -89,11 +95,16 @@ def build_parser() -> argparse.ArgumentParser:
                        help="check only the K-th of N deterministic parts of the files (to split a run across CI jobs)")
     check.add_argument("-v", "--verbose", action="store_true", help="say how many files were checked and how many came from the cache")
 
+    if only_check:
+        return parser
+
     one = commands.add_parser("rule", help="print the documentation of one rule")
     one.add_argument("code", metavar="CODE", help="a rule code (U104) or name (normalized-url-mismatch)")
 
     listing = commands.add_parser("rules", help="list every rule")
     listing.add_argument("--format", choices=("text", "markdown"), default="text", help="markdown prints the full reference (docs/rules.md)")
+
+    from pytest_citations import brief_cli, claude_cli, memory_cli, report_cli
 
     memory_cli.add_parser(commands)
     brief_cli.add_parser(commands)
@@ -106,7 +117,8 @@ def main(argv: list[str] | None = None) -> int:
     from pytest_citations import baseline as baseline_module
     from pytest_citations.config import ConfigError
 
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(only_check=argv[:1] == ["check"])
     args = parser.parse_args(argv)
     try:
         if args.command == "check":
@@ -116,12 +128,20 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "rules":
             return list_rules(args.format)
         if args.command == "memory":
+            from pytest_citations import memory_cli
+
             return memory_cli.run(args)
         if args.command in ("brief", "store"):
+            from pytest_citations import brief_cli
+
             return brief_cli.run(args)
         if args.command == "report":
+            from pytest_citations import report_cli
+
             return report_cli.run(args)
         if args.command == "claude":
+            from pytest_citations import claude_cli
+
             return claude_cli.run(args)
     except (ConfigError, baseline_module.BaselineError) as exc:
         print(f"citations: error: {exc}", file=sys.stderr)

@@ -21,7 +21,7 @@ from importlib.machinery import PathFinder
 import pytest
 
 from conftest import PROJECT
-from pytest_citations import hookspecs
+from pytest_citations import cli, hookspecs
 
 # Third-party dependencies, and standard modules a check of one file with -j 1 never needs.
 MARKDOWN, SCHEMA, YAML, PYTEST = "markdown_it", "jsonschema", "ruamel", "pytest"
@@ -127,6 +127,40 @@ def test_listing_the_rules_imports_no_parser(repo):
     assert result["status"] == 0
     assert "U104 [*] normalized-url-mismatch" in result["output"]
     assert_not_imported(result, MARKDOWN, YAML, SCHEMA, *NEVER)
+
+
+def test_a_check_builds_and_imports_no_other_command(repo):
+    result = imported_by(repo, "check", "--no-cache", ".")
+    assert result["status"] == 0
+    assert not {"pytest_citations.memory_cli", "pytest_citations.brief_cli", "pytest_citations.report_cli",
+                "pytest_citations.claude_cli"} & set(result["imported_modules"])
+
+
+CHECK_LINES = [
+    ["check"],
+    ["check", "--select", "M2,U1", "-j", "2", "--no-source", "a", "b"],
+    ["check", "--affected-by", "x.md", "y.md", "--format", "json", "--shard", "1/3"],
+]
+
+
+@pytest.mark.parametrize("argv", CHECK_LINES)
+def test_the_check_command_parses_alone_as_in_the_whole_parser(argv):
+    assert vars(cli.build_parser(only_check=True).parse_args(argv)) == vars(cli.build_parser().parse_args(argv))
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["check", "--help"], ["check", "--format", "xml"], ["check", "--since", "a", "--affected-by", "b"],
+     ["check", "--bogus"], ["check", "-j", "x"], ["check", "a", "extra", "--statistics", "--nope"]],
+)
+def test_the_check_command_says_the_same_alone(argv, capsys):
+    said = []
+    for only_check in (True, False):
+        with pytest.raises(SystemExit) as stopped:
+            cli.build_parser(only_check).parse_args(argv)
+        said.append((stopped.value.code, capsys.readouterr()))
+    assert said[0] == said[1]
+    assert said[0][1].out or said[0][1].err
 
 
 def test_entry_points_are_not_scanned_when_no_distribution_declares_the_group(repo):

@@ -12,13 +12,15 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pytest_citations import dependencies, frontmatter, sources
-from pytest_citations.frontmatter import FrontMatter, Node
+from pytest_citations import dependencies, sources
 from pytest_citations.kinds import Reported
 from pytest_citations.rules import Finding
 from pytest_citations.suppressions import markdown_directives
+
+if TYPE_CHECKING:
+    from pytest_citations.frontmatter import FrontMatter, Node
 
 LINK_TYPES = ("related", "supersedes", "blocks", "implements", "extends")
 DEFAULT_CONFIDENCE = 0.5
@@ -79,6 +81,8 @@ class Memory:
 
 def read_memory(rel: str, text: str) -> Memory:
     """A memory from its text (BOM removed); front-matter problems are in ``front_matter.problems``."""
+    from pytest_citations import frontmatter
+
     parsed = frontmatter.parse(text)
     root = parsed.root if parsed else None
     values = root.value if root is not None and isinstance(root.value, dict) else {}

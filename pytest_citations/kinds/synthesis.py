@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pytest_citations.suppressions import markdown_directives
-from pytest_citations.utilization import CitedRef, RunIndex, RunRecord, cited_references, shared_run, url_profile
+
+if TYPE_CHECKING:
+    from pytest_citations.utilization import CitedRef, RunIndex, RunRecord
 
 
 @dataclass(frozen=True)
@@ -40,6 +43,8 @@ class Synthesis:
         return False
 
     def units(self, ctx) -> Iterator[Cited]:
+        from pytest_citations.utilization import cited_references, shared_run, url_profile
+
         run = shared_run(ctx.engine, ctx.rel)
         if run is None:
             return

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pytest_citations.diagnostics import Severity
 from pytest_citations.kinds.briefs import REQUIRED_FIELDS, Brief, sidecar_candidates
-from pytest_citations.registry import url_matches
 from pytest_citations.rules import Finding, rule
 from pytest_citations.timestamps import parse_iso_8601
 
@@ -397,6 +396,8 @@ def unknown_source_id(brief: Brief, ctx):
     "the articles' host with `source-hosts = [\"reuters_business = reuters.com\"]`.",
 )
 def url_registry_mismatch(brief: Brief, ctx):
+    from pytest_citations.registry import url_matches
+
     if brief.registry is None:
         return
     mode = ctx.kind_options.get("url-match", "host")

@@ -3,11 +3,15 @@ repository lines that still say what the memory claims.'''
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pytest_citations.diagnostics import Edit, Fix, Severity
-from pytest_citations.frontmatter import Node, Timestamp, is_datetime
 from pytest_citations.jsonlines import type_name
 from pytest_citations.kinds.memories import LINK_TYPES, Memory, index_for, verdicts
 from pytest_citations.rules import Finding, rule
+
+if TYPE_CHECKING:
+    from pytest_citations.frontmatter import Node
 
 KIND = "memories"
 
@@ -161,6 +165,8 @@ def yaml_duplicate_key():
 
 def _type_name(value) -> str:
     """Type names for YAML messages: JSON's, with YAML's words for collections and timestamps."""
+    from pytest_citations.frontmatter import Timestamp
+
     if value == "":
         return "an empty string"
     if isinstance(value, float):
@@ -185,6 +191,8 @@ def _is_int(value) -> bool:
 
 
 def _schema_findings(memory: Memory):
+    from pytest_citations.frontmatter import is_datetime
+
     root = memory.front_matter.root
     if not isinstance(root.value, dict):
         yield Finding(f"front matter must be a mapping, not {_type_name(root.value)}", root.line, root.col)
@@ -216,6 +224,8 @@ def _schema_findings(memory: Memory):
 
 
 def _citation_findings(node: Node):
+    from pytest_citations.frontmatter import is_datetime
+
     if not isinstance(node.value, list):
         yield Finding(f"citations must be a list, not {_type_name(node.value)}", node.line, node.col)
         return
