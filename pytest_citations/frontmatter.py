@@ -20,17 +20,15 @@ from pytest_citations.jsonlines import nesting_depth
 # module: every kind's module imports this one at start-up, and a run that reads no YAML must not
 # pay for ruamel.yaml (tests/test_lazy_imports.py). Until then these names are None.
 YAML: Any = None
-ev: Any = None  # ruamel.yaml.events
 MarkedYAMLError: Any = None
 ReaderError: Any = None
 ScalarNode: Any = None
 
 
 def _import_ruamel() -> None:
-    global YAML, ev, MarkedYAMLError, ReaderError, ScalarNode
-    if ev is None:
+    global YAML, MarkedYAMLError, ReaderError, ScalarNode
+    if YAML is None:
         from ruamel.yaml import YAML
-        from ruamel.yaml import events as ev
         from ruamel.yaml.error import MarkedYAMLError
         from ruamel.yaml.nodes import ScalarNode
         from ruamel.yaml.reader import ReaderError
@@ -141,7 +139,14 @@ def parse_yaml(text: str, first_line: int = 1) -> tuple[Node | None, list[Proble
     if flow_depth(text) > MAX_DEPTH:  # the parser slows sharply with depth: do not feed it
         return None, [Problem("syntax", f"YAML nested deeper than {MAX_DEPTH} levels", first_line, 1)]
     _import_ruamel()
-    builder = _Builder(first_line)
+    try:
+        # The C parser (ruamel.yaml.clib) gives the same events as the pure-Python one, many times
+        # faster; its error messages differ, so a text it refuses is read again by the pure one.
+        builder = _Builder(first_line, pure=False)
+        return builder.build(text), builder.problems
+    except Exception:  # any refusal is explained by the pure parser below
+        pass
+    builder = _Builder(first_line, pure=True)
     try:
         return builder.build(text), builder.problems
     except RecursionError:
@@ -160,10 +165,17 @@ def parse_yaml(text: str, first_line: int = 1) -> tuple[Node | None, list[Proble
 
 
 class _Builder:
-    def __init__(self, first_line: int) -> None:
+    """Builds :class:`Node` values from parser events.
+
+    Events are told apart by their class names, not with ``isinstance``: the C parser makes them
+    from the ``ruamel.yaml.events`` module it saw when it was loaded, and a C extension is never
+    loaded twice, while that Python module may have been (a test framework restoring
+    ``sys.modules``)."""
+
+    def __init__(self, first_line: int, pure: bool) -> None:
         self.first_line = first_line
         self.problems: list[Problem] = []
-        self.yaml = YAML(typ="safe")
+        self.yaml = YAML(typ="safe", pure=pure)
 
     def _position(self, event) -> tuple[int, int, int]:
         mark = event.start_mark
@@ -174,13 +186,14 @@ class _Builder:
         root = None
         documents = 0
         for event in events:
-            if isinstance(event, ev.DocumentStartEvent):
+            name = type(event).__name__
+            if name == "DocumentStartEvent":
                 documents += 1
                 if documents > 1:
                     line, col, _ = self._position(event)
                     self.problems.append(Problem("syntax", "front matter holds more than one YAML document", line, col))
                     return root
-            elif isinstance(event, (ev.StreamStartEvent, ev.DocumentEndEvent, ev.StreamEndEvent)):
+            elif name in ("StreamStartEvent", "DocumentEndEvent", "StreamEndEvent"):
                 continue
             else:
                 root = self._node(event, events)
@@ -201,24 +214,25 @@ class _Builder:
 
     def _node(self, event, events) -> Node | None:
         line, col, start = self._position(event)
-        if isinstance(event, ev.AliasEvent):
+        kind = type(event).__name__
+        if kind == "AliasEvent":
             self.problems.append(Problem("alias", f"YAML alias *{event.anchor} is not allowed in front matter", line, col))
             return None
         drop = self._flag(event)
-        if isinstance(event, ev.ScalarEvent):
+        if kind == "ScalarEvent":
             value = None if drop else self._scalar(event)
             return None if drop else Node(value, line, col, start, event.end_mark.index)
-        if isinstance(event, ev.SequenceStartEvent):
+        if kind == "SequenceStartEvent":
             items = []
             for item in events:
-                if isinstance(item, ev.SequenceEndEvent):
+                if type(item).__name__ == "SequenceEndEvent":
                     return None if drop else Node([n for n in items if n is not None], line, col, start, item.end_mark.index)
                 items.append(self._node(item, events))
-        if isinstance(event, ev.MappingStartEvent):
+        if kind == "MappingStartEvent":
             values: dict[str, Node] = {}
             keys: dict[str, Node] = {}
             for key_event in events:
-                if isinstance(key_event, ev.MappingEndEvent):
+                if type(key_event).__name__ == "MappingEndEvent":
                     return None if drop else Node(values, line, col, start, key_event.end_mark.index, keys)
                 key = self._node(key_event, events)
                 value = self._node(next(events), events)
