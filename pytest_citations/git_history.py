@@ -11,7 +11,6 @@ line ends on checkout may not find a match for a hash taken from the converted f
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 from dataclasses import dataclass
@@ -25,6 +24,8 @@ NO_CHECKOUT = "no git checkout at the repository root"
 
 def content_hash(data: bytes) -> str:
     """The code-tuple ``content_hash``: the first 16 hex digits of sha256 over the raw bytes."""
+    import hashlib
+
     return hashlib.sha256(data).hexdigest()[:16]
 
 

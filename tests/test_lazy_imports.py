@@ -211,3 +211,22 @@ def test_what_the_fast_check_cannot_read_is_left_to_pluggy(tmp_path, monkeypatch
     monkeypatch.setattr(sys, "path", [str(tmp_path / "missing")])
     monkeypatch.setattr(sys, "meta_path", [PathFinder, Finder])
     assert hookspecs.may_declare_entry_points("pytest_citations")  # distributions of its own
+
+
+def test_the_program_starts_up_without_the_collector_then_resumes_it(repo):
+    """``citations check`` freezes what start-up built and turns the collector back on."""
+    child = "import gc, sys; from pytest_citations import cli; sys.argv[0] = 'citations'; status = cli.main(); " \
+            "print(status, gc.isenabled(), gc.get_freeze_count() > 0)"
+    env = {**os.environ, "PYTHONPATH": str(PROJECT)}
+    done = subprocess.run([sys.executable, "-c", child, "check", "--no-cache", "."], cwd=repo, capture_output=True,
+                          text=True, env=env)
+    assert done.stdout.split()[-3:] == ["0", "True", "True"], done.stderr
+
+
+def test_a_caller_of_main_keeps_its_collector_as_it_is(repo, monkeypatch, capsys):
+    import gc
+
+    monkeypatch.chdir(repo)
+    frozen = gc.get_freeze_count()
+    assert cli.main(["check", "--no-cache", "."]) == 0
+    assert gc.isenabled() and gc.get_freeze_count() == frozen
