@@ -35,7 +35,7 @@ from pytest_citations.evidence_store import ddl  # noqa: E402
 from pytest_citations.urls import cid_for, normalize_url  # noqa: E402
 
 #: Bump when a generator changes what it writes: cached corpora of another version are rebuilt.
-GENERATOR_VERSION = 2
+GENERATOR_VERSION = 3
 DEFAULT_BASE = Path(tempfile.gettempdir()) / "pytest-citations-bench"
 MAX_FILE_SIZE = 2**31  # the checker's per-file cap, raised so the 420 MB JSONL is read
 
@@ -420,13 +420,15 @@ def reference_line(number: int, doc: Document) -> str:
 
 
 def choose_references(pool: list[Document], rng: random.Random) -> list[Document]:
-    """10-20 distinct documents, with at least three Tier 1 and three Tier 2 ones."""
+    """10-20 distinct documents: at least three of Tier 1 and three of Tier 2, at most two of Tier 4 (so
+    the pack they go into keeps Tier 4 under 15%)."""
     by_tier = defaultdict(list)
     for doc in pool:
         by_tier[doc.source.tier].append(doc)
     chosen = rng.sample(by_tier[1], min(3, len(by_tier[1]))) + rng.sample(by_tier[2], min(3, len(by_tier[2])))
-    rest = [d for d in pool if d not in chosen]
-    chosen += rng.sample(rest, min(len(rest), rng.randint(4, 14)))
+    rest = [d for d in pool if d not in chosen and d.source.tier < 4]
+    chosen += rng.sample(rest, min(len(rest), rng.randint(4, 12)))
+    chosen += rng.sample(by_tier[4], min(len(by_tier[4]), rng.randint(0, 2)))
     rng.shuffle(chosen)
     return chosen
 

@@ -25,6 +25,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -41,8 +42,8 @@ CHECK_TARGETS = {"url-citations": 3.0, "briefs": 1.25, "memories": 1.5}
 URL_RSS_LIMIT_MIB = 150
 
 
-class PlantedCountError(AssertionError):
-    """A run found another number of planted errors (or re-checked another number of files)."""
+class CheckFailed(AssertionError):
+    """A run crashed, found another number of planted errors, or checked another number of files."""
 
 
 # -- one measured process ---------------------------------------------------------------------------------------
@@ -116,7 +117,7 @@ class Report:
 
 def read_report(path: Path, run: Run) -> Report:
     if run.exit not in (0, 1) or not path.exists():
-        raise PlantedCountError(f"the checker exited {run.exit}:\n{run.stderr[-3000:]}")
+        raise CheckFailed(f"the checker exited {run.exit}:\n{run.stderr[-3000:]}")
     data = json.loads(path.read_text())
     return Report(Counter(d["code"] for d in data["diagnostics"]), data.get("files_checked"), data)
 
@@ -124,7 +125,7 @@ def read_report(path: Path, run: Run) -> Report:
 def expect_planted(report: Report, corpus: corpora.Corpus, what: str) -> None:
     found = report.codes[corpus.planted_code]
     if found != corpus.planted:
-        raise PlantedCountError(f"{what}: found {found} {corpus.planted_code}, planted {corpus.planted}")
+        raise CheckFailed(f"{what}: found {found} {corpus.planted_code}, planted {corpus.planted}")
 
 
 def other_findings(report: Report, corpus: corpora.Corpus) -> dict[str, int]:
@@ -195,6 +196,8 @@ def not_available(scenario: str, base: str, target: Target, why: str) -> Row:
 
 
 class Bench:
+    """The measurements, one method per kind of row; each returns its row or raises CheckFailed."""
+
     def __init__(self, args: argparse.Namespace, work: Path) -> None:
         self.repeat = args.repeat
         self.work = work  # reports, cache dirs and small repositories of this run
@@ -226,7 +229,7 @@ class Bench:
         for _ in range(self.repeat):  # interleaved, so both see the same machine load
             run = measure(floor(corpus.scenario, corpus_json), corpus.root)
             if run.exit:
-                raise RuntimeError(f"the floor failed:\n{run.stderr[-3000:]}")
+                raise CheckFailed(f"the floor failed:\n{run.stderr[-3000:]}")
             floor_out = json.loads(run.stdout)
             base.append(run)
             run, report = self.checked(corpus, self.no_cache, f"{corpus.scenario} check")
@@ -284,7 +287,7 @@ class Bench:
             changed.append(run)
             counts = cache_counts(report, run)
             if counts is not None and counts[0] != citers:
-                raise PlantedCountError(f"{name}: re-checked {counts[0]} files, expected the {citers} that cite {hot}")
+                raise CheckFailed(f"{name}: re-checked {counts[0]} files, expected the {citers} that cite {hot}")
         row = finish(Row(name, "cold run", target.text), target, cold, changed)
         row.note = "n/a: the CLI does not say how many files came from the cache (see cache_counts)" if counts is None \
             else f"re-checked {counts[0]}, from cache {counts[1]}"
@@ -306,7 +309,7 @@ class Bench:
                                "--affected-by", hot), corpus.root)
             report = read_report(output, run)
             if report.files_checked != citers:
-                raise PlantedCountError(f"{name}: checked {report.files_checked} files, expected {citers}")
+                raise CheckFailed(f"{name}: checked {report.files_checked} files, expected {citers}")
             affected.append(run)
         row = finish(Row(name, "full check", target.text), target, full, affected)
         row.note = f"checked exactly the {citers} citing memories"
@@ -332,7 +335,7 @@ class Bench:
                                    "--since", "HEAD"), copy.root)
                 checked = read_report(output, run).files_checked
             if checked != citers:
-                raise PlantedCountError(f"{name}: checked {checked} files, expected the {citers} that cite {hot}")
+                raise CheckFailed(f"{name}: checked {checked} files, expected the {citers} that cite {hot}")
             since.append(run)
         row = finish(Row(name, "full check", target.text), target, full, since)
         row.note = f"checked exactly the {citers} citing memories"
@@ -363,7 +366,7 @@ class Bench:
             run = measure(tool(".serena/memories/deploy.md", "--format", "json", "--output-file", str(output),
                                *self.no_cache), root)
             if read_report(output, run).codes:
-                raise PlantedCountError(f"one small file: unexpected findings {read_report(output, run).codes}")
+                raise CheckFailed(f"one small file: unexpected findings {read_report(output, run).codes}")
             mine.append(run)
         return finish(Row("one small file (a memory citing one file)", "import of the 6 dependencies", target.text),
                       target, base, mine)
@@ -382,11 +385,11 @@ class Bench:
         for _ in range(self.repeat):
             run = measure(["-m", "pytest", "-p", "no:randomly", "-q", *cache], trivial)
             if pytest_counts(run, "trivial items") != (passed, failed):
-                raise PlantedCountError(f"trivial items: {pytest_counts(run, 'trivial items')}")
+                raise CheckFailed(f"trivial items: {pytest_counts(run, 'trivial items')}")
             base.append(run)
             run = measure(arguments, corpus.root)
             if pytest_counts(run, name) != (passed, failed):
-                raise PlantedCountError(f"{name}: {pytest_counts(run, name)}, the first run gave {(passed, failed)}")
+                raise CheckFailed(f"{name}: {pytest_counts(run, name)}, the first run gave {(passed, failed)}")
             mine.append(run)
         row = finish(Row(name, f"{passed} passing + {failed} failing trivial items", target.text), target, base, mine)
         row.note = "baseline: one test module of as many trivial functions, the same pass/fail counts"
@@ -405,7 +408,7 @@ class Bench:
                 counts.add(pytest_counts(run, f"{name} (-n {workers})"))
                 runs.append(run)
         if len(counts) != 1 or counts.pop()[1] != corpus.extra["planted_files"]:
-            raise PlantedCountError(f"{name}: pass/fail counts differ between runs or from the planted files")
+            raise CheckFailed(f"{name}: pass/fail counts differ between runs or from the planted files")
         return finish(Row(name, "-n 0", target.text), target, zero, two)
 
     def fresh_dir(self, prefix: str) -> Path:
@@ -415,21 +418,16 @@ class Bench:
 # -- helpers of the measurements --------------------------------------------------------------------------------
 
 
-class edited:
+@contextmanager
+def edited(path: Path):
     """Append a comment line to a file (its existing lines, so every citation, stay true); restore it after."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-
-    def __enter__(self) -> Path:
-        self.original = self.path.read_bytes()
-        self.stat = self.path.stat()
-        self.path.write_bytes(self.original + b"# touched by the benchmark\n")
-        return self.path
-
-    def __exit__(self, *exc) -> None:
-        self.path.write_bytes(self.original)
-        os.utime(self.path, ns=(self.stat.st_atime_ns, self.stat.st_mtime_ns))
+    original, stat = path.read_bytes(), path.stat()
+    path.write_bytes(original + b"# touched by the benchmark\n")
+    try:
+        yield path
+    finally:
+        path.write_bytes(original)
+        os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
 
 
 def git_copy(corpus: corpora.Corpus, target: Path) -> corpora.Corpus:
@@ -468,7 +466,7 @@ def pytest_counts(run: Run, what: str) -> tuple[int, int]:
     summary = run.stdout.strip().splitlines()[-1] if run.stdout.strip() else ""
     counts = {word: int(n) for n, word in re.findall(r"(\d+) (passed|failed|errors?)", summary)}
     if run.exit not in (0, 1) or "passed" not in counts and "failed" not in counts:
-        raise PlantedCountError(f"{what}: pytest exited {run.exit}: {summary}\n{run.stderr[-2000:]}")
+        raise CheckFailed(f"{what}: pytest exited {run.exit}: {summary}\n{run.stderr[-2000:]}")
     return counts.get("passed", 0), counts.get("failed", 0) + counts.get("error", 0) + counts.get("errors", 0)
 
 
@@ -558,7 +556,7 @@ def main(argv: list[str] | None = None) -> int:
             for measurement in rows_of(name, bench, args):
                 try:
                     row = measurement()
-                except PlantedCountError as error:
+                except CheckFailed as error:
                     failures.append(f"{name}: {error}")
                     print(f"  {name}: ASSERTION FAILED: {error}", flush=True)
                     continue
