@@ -129,7 +129,7 @@ def loads(text: str) -> Any:
     if text.count("[") + text.count("{") > MAX_DEPTH and nesting_depth(text) > MAX_DEPTH:
         raise RecursionError("nested too deeply")
     value = _decode(_SHORT_DECODER if len(text) <= MAX_DIGITS else _DECODER, text)
-    if "\\u" in text and _SURROGATE_ESCAPE.search(text):
+    if "\\" in text and _SURROGATE_ESCAPE.search(text):  # a one-character test is much the cheaper
         bad = _lone_surrogate(value)
         if bad is not None:
             raise ValueError(f"a lone UTF-16 surrogate escape in {bad.encode('utf-8', 'backslashreplace').decode()[:60]!r}")

@@ -14,7 +14,6 @@ from functools import lru_cache
 from operator import itemgetter
 
 PROFILES = ("spec", "whatwg")
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*$")
 _DEFAULT_PORTS = {"http": "80", "https": "443"}
 _TRACKING_KEYS = frozenset({"gclid", "fbclid"})
 
@@ -28,8 +27,9 @@ def cid_for(normalized_url: str) -> str:
     return "cid_" + hashlib.sha256(normalized_url.encode("utf-8")).hexdigest()
 
 
-_ABSOLUTE = re.compile(r"([^:]*)://([^/?#]*)([^?#]*)(?:\?([^#]*))?")
-"""scheme (up to the first ``:``), ``//``, authority, path, ``?`` query; the fragment is not captured."""
+_ABSOLUTE = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*\n?)://([^/?#]*)([^?#]*)(?:\?([^#]*))?")
+"""scheme, ``//``, authority, path, ``?`` query; the fragment is not captured. The scheme may end
+in one newline, as the ``^...$`` pattern this profile has always checked it with let through."""
 _BY_KEY_THEN_VALUE = itemgetter(0, 1)
 
 
@@ -66,6 +66,9 @@ _cached_origin = lru_cache(maxsize=4096)(_origin)
 
 def _sorted_query(query: str) -> str:
     """Steps 4 and 5: drop empty and tracking pairs, sort the rest by key, then value (stable)."""
+    if "&" not in query:  # one pair
+        key = query.partition("=")[0]
+        return "" if key.startswith("utm_") or key in _TRACKING_KEYS else query
     pairs = []
     for pair in query.split("&"):
         key, _, value = pair.partition("=")
@@ -79,7 +82,7 @@ def _sorted_query(query: str) -> str:
 def normalize_spec(url: str) -> str:
     """The spec's normalization, step by step, on the URL as written."""
     match = _ABSOLUTE.match(url)
-    if match is None or not _SCHEME.match(match[1]):
+    if match is None:
         raise NotAbsoluteURL(f"not an absolute URL: {url!r}")
     scheme, authority, path, query = match.groups()
     cached = len(scheme) + len(authority) <= _MAX_CACHED_ORIGIN

@@ -26,12 +26,14 @@ _FOUND_BY_STRINGS = ("perspective_id", "agent_type", "artifact_path")
 def _normalized_original(record: Record, profile: str) -> str | None:
     """normalize(url_original) under ``profile``, computed once per record; None if not absolute."""
     memo = record.memo
-    if profile not in memo:
+    normalized = memo.get(profile, memo)  # the memo itself stands for "not computed yet"
+    if normalized is memo:
         try:
-            memo[profile] = normalize_url(record.data["url_original"], profile)
+            normalized = normalize_url(record.data["url_original"], profile)
         except NotAbsoluteURL:
-            memo[profile] = None
-    return memo[profile]
+            normalized = None
+        memo[profile] = normalized
+    return normalized
 
 
 def _cid_digest(record: Record) -> bytes | None:
@@ -495,12 +497,10 @@ def http_status_inconsistent(record: Record, ctx):
     return (record.finding(message, "http_status"),)
 
 
-def _found_by(record: Record) -> list[tuple[int, dict]]:
-    """(index, entry) for each object in ``found_by``."""
+def _found_by(record: Record) -> list:
+    """The ``found_by`` array (empty when it is not one); its entries may be of any type."""
     entries = record.data.get("found_by")
-    if not isinstance(entries, list):
-        return []
-    return [(index, entry) for index, entry in enumerate(entries) if isinstance(entry, dict)]
+    return entries if isinstance(entries, list) else []
 
 
 @rule(
@@ -538,8 +538,8 @@ def found_by_wave(record: Record, ctx):
     """
     allowed = ctx.options["allowed-waves"]
     findings = []
-    for index, entry in _found_by(record):
-        wave = entry.get("wave")
+    for index, entry in enumerate(_found_by(record)):
+        wave = entry.get("wave") if isinstance(entry, dict) else None
         if _is_integer(wave) and int(wave) not in allowed:
             expected = " or ".join(str(w) for w in allowed)
             findings.append(record.finding(f"found_by[{index}].wave is {wave}; expected {expected}", "found_by", index=index))
@@ -552,12 +552,18 @@ def run_directory(rel: str) -> PurePosixPath:
     return folder.parent if folder.name == "citations" else folder
 
 
+_MAX_CACHED_ARTIFACTS = 4096  # verdicts kept per file; a file naming more paths resolves some again
+
+
 def _artifact_verdict(ctx, artifact_path: str) -> str:
     """``ok``, ``missing``, ``loop`` (a symlink loop) or ``escapes`` for an artifact path, cached per file."""
     cache = ctx.state.setdefault("artifacts", {})
-    if artifact_path not in cache:
-        cache[artifact_path] = _resolve_artifact(ctx.root, run_directory(ctx.rel), artifact_path)
-    return cache[artifact_path]
+    verdict = cache.get(artifact_path)
+    if verdict is None:
+        if len(cache) >= _MAX_CACHED_ARTIFACTS:
+            cache.clear()
+        verdict = cache[artifact_path] = _resolve_artifact(ctx.root, run_directory(ctx.rel), artifact_path)
+    return verdict
 
 
 def _resolve_artifact(root: Path, run_dir: PurePosixPath, artifact_path: str) -> str:
@@ -613,8 +619,8 @@ def artifact_path_missing(record: Record, ctx):
     Point `artifact_path` at the wave output, relative to the run directory, and commit that output.
     """
     findings = []
-    for index, entry in _found_by(record):
-        path = entry.get("artifact_path")
+    for index, entry in enumerate(_found_by(record)):
+        path = entry.get("artifact_path") if isinstance(entry, dict) else None
         verdict = _artifact_verdict(ctx, path) if isinstance(path, str) else "ok"
         if verdict in ("missing", "loop"):
             run_dir = run_directory(ctx.rel).as_posix()
@@ -655,8 +661,8 @@ def artifact_path_escapes(record: Record, ctx):
     Use a path relative to the run directory, without `..`.
     """
     findings = []
-    for index, entry in _found_by(record):
-        path = entry.get("artifact_path")
+    for index, entry in enumerate(_found_by(record)):
+        path = entry.get("artifact_path") if isinstance(entry, dict) else None
         if isinstance(path, str) and _artifact_verdict(ctx, path) == "escapes":
             run_dir = run_directory(ctx.rel).as_posix()
             message = f"found_by[{index}].artifact_path {path!r} escapes the run directory {run_dir!r}"
