@@ -200,7 +200,6 @@ def run_check(args: argparse.Namespace) -> int:
     from pytest_citations.engine import Engine, Task, report_of, run_task
     from pytest_citations.progress import Progress
     from pytest_citations.reporters import render, statistics
-    from pytest_citations.selection import shard_of
 
     paths = args.paths or [Path.cwd()]
     missing = [p for p in paths if not p.exists() and not p.is_symlink()]
@@ -226,6 +225,8 @@ def run_check(args: argparse.Namespace) -> int:
     try:
         tasks = engine.plan(paths, args.force_exclude)
         if args.shard:
+            from pytest_citations.selection import shard_of
+
             tasks = shard_of(tasks, args.shard)
         known: dict[Task, list] = {}
         if selecting:
