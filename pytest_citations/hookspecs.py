@@ -67,9 +67,10 @@ def may_declare_entry_points(group: str) -> bool:
     if any(getattr(finder, "find_distributions", None) is not None and finder is not PathFinder for finder in sys.meta_path):
         return True
     for entry in sys.path:
-        folder = entry or "."
-        if folder.lower().endswith(".egg"):
+        folder = os.fspath(entry) if isinstance(entry, os.PathLike) else entry
+        if not isinstance(folder, str) or folder.lower().endswith(".egg"):
             return True
+        folder = folder or "."
         try:
             names = os.listdir(folder)
         except OSError:

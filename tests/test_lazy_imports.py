@@ -194,6 +194,8 @@ def test_only_a_section_for_the_group_sends_the_scan_to_pluggy(tmp_path, monkeyp
     monkeypatch.setattr(sys, "path", [str(tmp_path), str(tmp_path / "missing")])
     monkeypatch.setattr(sys, "meta_path", [PathFinder])
     assert hookspecs.may_declare_entry_points("pytest_citations") is expected
+    monkeypatch.setattr(sys, "path", [tmp_path])  # a Path object is read as importlib.metadata reads it
+    assert hookspecs.may_declare_entry_points("pytest_citations") is expected
 
 
 def test_what_the_fast_check_cannot_read_is_left_to_pluggy(tmp_path, monkeypatch):
