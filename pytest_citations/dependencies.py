@@ -24,8 +24,9 @@ from typing import Any
 
 _active: contextvars.ContextVar[Recorder | None] = contextvars.ContextVar("citations_recorder", default=None)
 
-# index name -> builder(engine) -> value; filled at import time by @run_index
+# index name -> builder(engine) -> value, and the kind whose checks use it; filled by @run_index
 INDEXES: dict[str, Callable[[Any], Any]] = {}
+INDEX_KINDS: dict[str, str] = {}
 
 
 class Recorder:
@@ -74,15 +75,16 @@ def merge(recorded: Recorder) -> None:
         recorder.merge(recorded)
 
 
-def run_index(name: str):
-    """Register ``builder(engine)`` as the run-wide index ``name``; calling the decorated
-    function returns the run's one value of it and notes the dependency on it."""
+def run_index(name: str, kind: str):
+    """Register ``builder(engine)`` as the run-wide index ``name``, used by checks of ``kind``;
+    calling the decorated function returns the run's one value of it and notes the dependency."""
 
     def decorate(builder: Callable[[Any], Any]) -> Callable[[Any], Any]:
         def index(engine):
             return engine.index(name, lambda: builder(engine))
 
         INDEXES[name] = index
+        INDEX_KINDS[name] = kind
         index.__doc__ = builder.__doc__
         index.__name__ = builder.__name__
         return index

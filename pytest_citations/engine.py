@@ -100,6 +100,7 @@ class Engine:
     """
 
     def __init__(self, config: Config, kinds: list, registry: RuleRegistry, baseline=None, display_prefix: str = ""):
+        sources.forget_folders()
         self.config = config
         self.kinds = kinds
         self.registry = registry
@@ -111,6 +112,7 @@ class Engine:
         self._cache: ResultCache | None = None
         self._memos: dict[Any, tuple[Any, dependencies.Recorder]] = {}
         self._index_digests: dict[str, str] = {}
+        self._kinds: dict[str, tuple] = {}  # rel -> kinds_for(rel), once per run
         self.nested_engines: list[Engine] = []  # the nested roots checked from here (shares one list)
 
     @classmethod
@@ -201,6 +203,7 @@ class Engine:
         """Drop what was computed in this run (after a fix rewrote files)."""
         self._memos.clear()
         self._index_digests.clear()
+        self._kinds.clear()
 
     # -- which files -------------------------------------------------------------------------
 
@@ -236,6 +239,12 @@ class Engine:
         One file may be several kinds' artifact (a memory whose body holds inline code citations);
         each kind reads it and runs its rules, and the file's diagnostics are merged.
         """
+        found = self._kinds.get(rel)
+        if found is None:
+            found = self._kinds[rel] = self._claim(rel)
+        return found
+
+    def _claim(self, rel: str) -> tuple:
         claimed = []
         to_sniff = []
         for kind in self.kinds:

@@ -118,8 +118,12 @@ def flow_depth(text: str) -> int:
     return nesting_depth(text, _FLOW_TOKEN)
 
 
-def parse(text: str) -> FrontMatter | None:
-    """The front matter of a Markdown text (BOM already removed), or None when it has none."""
+def parse(text: str, keep: frozenset[str] | None = None) -> FrontMatter | None:
+    """The front matter of a Markdown text (BOM already removed), or None when it has none.
+
+    With ``keep``, only those top-level keys get their values built (the rest are parsed, so a
+    syntax error is still one, and skipped): for indexes that need two fields of every file.
+    """
     bounds = split(text)
     if bounds is None:
         return None
@@ -127,11 +131,11 @@ def parse(text: str) -> FrontMatter | None:
     if end == -1:
         problem = Problem("syntax", "front matter opened with '---' is never closed", 1, 1)
         return FrontMatter(None, [problem], start, len(text), first_line)
-    root, problems = parse_yaml(text[start:end], first_line)
+    root, problems = parse_yaml(text[start:end], first_line, keep)
     return FrontMatter(root, problems, start, end, first_line)
 
 
-def parse_yaml(text: str, first_line: int = 1) -> tuple[Node | None, list[Problem]]:
+def parse_yaml(text: str, first_line: int = 1, keep: frozenset[str] | None = None) -> tuple[Node | None, list[Problem]]:
     """Any YAML text, read the same safe way; ``first_line`` is the file line of its first line.
 
     The root is None when the text cannot be read; a syntax problem is then the last problem.
@@ -142,11 +146,11 @@ def parse_yaml(text: str, first_line: int = 1) -> tuple[Node | None, list[Proble
     try:
         # The C parser (ruamel.yaml.clib) gives the same events as the pure-Python one, many times
         # faster; its error messages differ, so a text it refuses is read again by the pure one.
-        builder = _Builder(first_line, pure=False)
+        builder = _Builder(first_line, pure=False, keep=keep)
         return builder.build(text), builder.problems
     except Exception:  # any refusal is explained by the pure parser below
         pass
-    builder = _Builder(first_line, pure=True)
+    builder = _Builder(first_line, pure=True, keep=keep)
     try:
         return builder.build(text), builder.problems
     except RecursionError:
@@ -172,10 +176,12 @@ class _Builder:
     loaded twice, while that Python module may have been (a test framework restoring
     ``sys.modules``)."""
 
-    def __init__(self, first_line: int, pure: bool) -> None:
+    def __init__(self, first_line: int, pure: bool, keep: frozenset[str] | None = None) -> None:
         self.first_line = first_line
         self.problems: list[Problem] = []
-        self.yaml = YAML(typ="safe", pure=pure)
+        self.yaml = _yaml(pure)
+        self.keep = keep  # top-level keys whose values are built; None: all
+        self.version = None
 
     def _position(self, event) -> tuple[int, int, int]:
         mark = event.start_mark
@@ -188,6 +194,7 @@ class _Builder:
         for event in events:
             name = type(event).__name__
             if name == "DocumentStartEvent":
+                self.version = getattr(event, "version", None)  # a %YAML directive changes resolution
                 documents += 1
                 if documents > 1:
                     line, col, _ = self._position(event)
@@ -196,7 +203,7 @@ class _Builder:
             elif name in ("StreamStartEvent", "DocumentEndEvent", "StreamEndEvent"):
                 continue
             else:
-                root = self._node(event, events)
+                root = self._node(event, events, self.keep)
         return root
 
     def _flag(self, event) -> bool:
@@ -212,7 +219,7 @@ class _Builder:
             return True
         return False
 
-    def _node(self, event, events) -> Node | None:
+    def _node(self, event, events, keep: frozenset[str] | None = None) -> Node | None:
         line, col, start = self._position(event)
         kind = type(event).__name__
         if kind == "AliasEvent":
@@ -235,6 +242,9 @@ class _Builder:
                 if type(key_event).__name__ == "MappingEndEvent":
                     return None if drop else Node(values, line, col, start, key_event.end_mark.index, keys)
                 key = self._node(key_event, events)
+                if keep is not None and (key is None or key.value not in keep):
+                    _skip(next(events), events)
+                    continue
                 value = self._node(next(events), events)
                 if key is None:
                     continue
@@ -253,7 +263,7 @@ class _Builder:
         text = event.value
         if event.tag is None and (event.style or not event.implicit[0]):
             return text  # quoted: a string
-        tag = str(event.tag or self.yaml.resolver.resolve(ScalarNode, text, event.implicit))
+        tag = str(event.tag) if event.tag else self._implicit_tag(text, event.implicit)
         try:
             return _construct(tag, text)
         except ValueError:
@@ -261,6 +271,41 @@ class _Builder:
             shown = "!!" + tag.rsplit(":", 1)[-1]
             self.problems.append(Problem("syntax", f"{text!r} is not a valid {shown}", line, col))
             return text
+
+
+    def _implicit_tag(self, text: str, implicit) -> str:
+        """The tag YAML gives a plain scalar (int, bool, null...), remembered per text: front
+        matter repeats the same plain values, and resolving one walks the resolver's table."""
+        key = (self.version, text, tuple(implicit))
+        tag = _IMPLICIT_TAGS.get(key)
+        if tag is None:
+            if len(_IMPLICIT_TAGS) > 4096:
+                _IMPLICIT_TAGS.clear()
+            tag = _IMPLICIT_TAGS[key] = str(self.yaml.resolver.resolve(ScalarNode, text, implicit))
+        return tag
+
+
+_IMPLICIT_TAGS: dict[tuple, str] = {}
+_YAML: dict[bool, Any] = {}
+
+
+def _yaml(pure: bool):
+    """One safe YAML reader per parser (C or pure), reused: building one, with its resolver
+    table, costs more than reading a small front matter."""
+    if pure not in _YAML:
+        _YAML[pure] = YAML(typ="safe", pure=pure)
+    return _YAML[pure]
+
+
+def _skip(event, events) -> None:
+    """Consume the events of one value without building it."""
+    depth = 1 if type(event).__name__ in ("SequenceStartEvent", "MappingStartEvent") else 0
+    while depth:
+        name = type(next(events)).__name__
+        if name in ("SequenceStartEvent", "MappingStartEvent"):
+            depth += 1
+        elif name in ("SequenceEndEvent", "MappingEndEvent"):
+            depth -= 1
 
 
 def _construct(tag: str, text: str) -> Any:

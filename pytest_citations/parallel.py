@@ -61,6 +61,7 @@ def check(tasks: list[Task], jobs: int, advance: Callable[[str], None]) -> list[
     from pytest_citations.cache import diagnostic_from_json
 
     caches = {engine.cache.key: engine.cache for engine in _engines(tasks) if engine.cache is not None}
+    _build_indexes(tasks)
     context = multiprocessing.get_context("fork")
     todo, done = context.SimpleQueue(), context.Queue()
     chunks = list(_chunks(len(tasks), jobs))
@@ -87,6 +88,18 @@ def check(tasks: list[Task], jobs: int, advance: Callable[[str], None]) -> list[
             if worker.is_alive():
                 worker.terminate()
     return results
+
+
+def _build_indexes(tasks: list[Task]) -> None:
+    """Build, before forking, the run-wide indexes the tasks' kinds use, so that every worker
+    inherits them instead of building each its own."""
+    from pytest_citations import dependencies
+
+    needed = {(id(task.engine), kind.name): task.engine for task in tasks for kind in task.kinds}
+    for name, kind in dependencies.INDEX_KINDS.items():
+        for (_, kind_name), engine in needed.items():
+            if kind_name == kind:
+                engine.index_digest(name)
 
 
 def _next(done, workers):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import errno
+import functools
 import os
 import stat
 from collections.abc import Iterator
@@ -59,19 +60,50 @@ def resolve(path: Path) -> Path:
     return resolved
 
 
+@functools.lru_cache(maxsize=64)
+def resolved_root(root: Path) -> Path:
+    """``root.resolve()``, once per root: a repository root does not move during a run, and every
+    read resolves it."""
+    return root.resolve()
+
+
+@functools.lru_cache(maxsize=4096)
+def _resolved_folder(folder: str) -> Path:
+    return resolve(Path(folder))
+
+
+def _resolve_file(candidate: str) -> Path:
+    """:func:`resolve` of a file path, with its folder's resolution remembered for the run: only
+    the last component is looked at on disk, and a symlink (or anything unusual) there takes the
+    full way. Resolving walks every folder of the path, for every citation of every file."""
+    folder, name = os.path.split(candidate)
+    if name in ("", ".", ".."):
+        return resolve(Path(candidate))
+    try:
+        is_link = stat.S_ISLNK(os.lstat(candidate).st_mode)
+    except FileNotFoundError:
+        is_link = False
+    except (OSError, ValueError):  # too long, not a folder, a loop, a NUL: the full way raises the usual error
+        return resolve(Path(candidate))
+    return resolve(Path(candidate)) if is_link else _resolved_folder(folder) / name
+
+
+def forget_folders() -> None:
+    """Forget resolved roots and folders (a new run may see a rearranged tree)."""
+    resolved_root.cache_clear()
+    _resolved_folder.cache_clear()
+
+
 def resolve_inside(root: Path, path: Path | str) -> Path:
     """Resolve ``path`` (relative to ``root`` unless absolute) and refuse anything outside ``root``.
 
     The check runs on the fully resolved path, so a symlink that leaves the root is refused even
     when its own name lies inside it. The target of such a link is never opened.
     """
-    root = root.resolve()
+    root = resolved_root(root)
     dependencies.note_path(root, path)
     try:
-        candidate = Path(path)
-        if not candidate.is_absolute():
-            candidate = root / candidate
-        resolved = resolve(candidate)
+        resolved = _resolve_file(os.path.join(root, path))
     except (OSError, RuntimeError, ValueError) as exc:  # too long, a symlink loop, a NUL byte
         shown = str(path).replace("\0", "\\0")
         if is_symlink_loop(exc):  # named as what it is, without the absolute path the error carries
@@ -101,7 +133,7 @@ def _regular_file(path: Path, shown: str, max_size: int) -> os.stat_result:
 def read_bytes(root: Path, path: Path | str, max_size: int = DEFAULT_MAX_FILE_SIZE) -> bytes:
     """The raw bytes of a file inside ``root``, size-capped."""
     resolved = resolve_inside(root, path)
-    shown = display_path(root.resolve(), resolved)
+    shown = display_path(resolved_root(root), resolved)
     _regular_file(resolved, shown, max_size)
     try:
         with open(resolved, "rb") as handle:
@@ -116,7 +148,7 @@ def read_bytes(root: Path, path: Path | str, max_size: int = DEFAULT_MAX_FILE_SI
 def read_head(root: Path, path: Path | str, size: int, max_size: int = DEFAULT_MAX_FILE_SIZE) -> bytes:
     """The first ``size`` bytes of a file inside ``root`` (for sniffing its kind), size-capped."""
     resolved = resolve_inside(root, path)
-    shown = display_path(root.resolve(), resolved)
+    shown = display_path(resolved_root(root), resolved)
     _regular_file(resolved, shown, max_size)
     try:
         with open(resolved, "rb") as handle:
@@ -204,7 +236,7 @@ def with_text(source: Source, text: str) -> Source:
 
 def read_source(root: Path, path: Path | str, max_size: int = DEFAULT_MAX_FILE_SIZE) -> Source:
     """Read a whole text file inside ``root`` as strict UTF-8."""
-    root = root.resolve()
+    root = resolved_root(root)
     data = read_bytes(root, path, max_size)
     resolved = resolve_inside(root, path)
     try:
@@ -232,7 +264,7 @@ def iter_lines(root: Path, path: Path | str, max_size: int = DEFAULT_MAX_FILE_SI
     Memory stays bounded by the longest line. A decoding error is raised when its line is reached,
     after the lines before it were yielded.
     """
-    root = root.resolve()
+    root = resolved_root(root)
     resolved = resolve_inside(root, path)
     shown = display_path(root, resolved)
     _regular_file(resolved, shown, max_size)

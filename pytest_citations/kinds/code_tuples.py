@@ -373,7 +373,7 @@ def history_for(engine, rel: str, options: dict) -> git_history.History:
     )
 
 
-@dependencies.run_index("git.head")
+@dependencies.run_index("git.head", kind="code-tuples")
 def head_commit(engine) -> str | None:
     """The commit checked out at the root (None outside a git work tree)."""
     return git_history.head_commit(engine.config.root)

@@ -321,7 +321,7 @@ def file_format(rel: str) -> str:
     return KG_SUFFIXES.get(suffix, "jsonl")
 
 
-@dependencies.run_index("ear-ids.corpus")
+@dependencies.run_index("ear-ids.corpus", kind="ear-ids")
 def corpus_index(engine) -> CorpusIndex:
     """Every ``retrieval-corpus.v1`` record's ``doc_id`` in the repository."""
     index = CorpusIndex()

@@ -79,11 +79,15 @@ class Memory:
         return root.key_nodes.get(key) if root is not None and isinstance(root.value, dict) else None
 
 
-def read_memory(rel: str, text: str) -> Memory:
-    """A memory from its text (BOM removed); front-matter problems are in ``front_matter.problems``."""
+INDEXED_FIELDS = frozenset({"id", "links"})
+
+
+def read_memory(rel: str, text: str, keep: frozenset[str] | None = None) -> Memory:
+    """A memory from its text (BOM removed); front-matter problems are in ``front_matter.problems``.
+    With ``keep``, only those front-matter fields are read (see ``frontmatter.parse``)."""
     from pytest_citations import frontmatter
 
-    parsed = frontmatter.parse(text)
+    parsed = frontmatter.parse(text, keep)
     root = parsed.root if parsed else None
     values = root.value if root is not None and isinstance(root.value, dict) else {}
     stem = PurePosixPath(rel).stem
@@ -177,7 +181,7 @@ def verify_citation(root: Path, citation: Citation, read_lines: CitedLines) -> V
         return Verdict(False, f"File not found: {path}", "M207")
     if citation.line is None:
         return VALID
-    lines = read_lines(resolved.relative_to(root.resolve()).as_posix())
+    lines = read_lines(resolved.relative_to(sources.resolved_root(root)).as_posix())
     if isinstance(lines, sources.SourceError):
         return Verdict(False, f"Cannot read file: {lines.message}", "M208")
     line = citation.line
@@ -213,7 +217,7 @@ class MemoryIndex:
     supersedes: dict[str, list[str]]  # memory id -> ids it supersedes
 
 
-@dependencies.run_index("memories.index")
+@dependencies.run_index("memories.index", kind="memories")
 def index_for(engine) -> MemoryIndex:
     """Every memory under the repository root: its id and the ids it supersedes."""
     by_id: dict[str, list[str]] = {}
@@ -234,7 +238,7 @@ def _index_entry(engine, rel: str) -> list | None:
     """[id, ids it supersedes] of one memory file, or None if it cannot be read."""
     try:
         text = sources.read_source(engine.config.root, rel, engine.config.max_file_size).text
-        memory = read_memory(rel, text)
+        memory = read_memory(rel, text, INDEXED_FIELDS)
     except Exception:
         return None
     targets = [link.target for link in memory.links if link.type == "supersedes" and isinstance(link.target, str)]
