@@ -54,3 +54,23 @@ def test_every_fixture_memory_reads_the_same(path):
 def test_a_refused_text_gets_the_pure_parsers_message():
     root, problems = frontmatter.parse_yaml("bad: {a: 1: 2}\n")
     assert root is None and problems[-1].message == "YAML syntax error: while parsing a flow mapping; expected ',' or '}', but got ':'"
+
+
+INDEX_TEXTS = [
+    "---\nid: a\nid: b\nlinks:\n  - supersedes: x\n---\n",
+    "---\nlinks: [{supersedes: y}, {related: z, extra: 1}]\nid: 123\n---\n",
+    "---\nbig: {deep: [1, {x: [2, 3]}], more: &anc [4]}\nid: &i named\nlinks:\n  - supersedes: *anc\n---\n",
+    "---\nid: !!str 5\nlinks:\n  - supersedes: !custom q\n  - supersedes: ok\n---\n",
+    "---\n- a list\n- as root\n---\n",
+    "---\nid: [unclosed\n---\n",
+]
+
+
+@pytest.mark.parametrize(
+    "text", INDEX_TEXTS + [p.read_text(encoding="utf-8") for p in FIXTURE_MEMORIES], ids=lambda t: repr(t[:24])
+)
+def test_the_index_reads_id_and_links_as_the_full_read_does(text):
+    from pytest_citations.kinds.memories import INDEXED_FIELDS, read_memory
+
+    full, indexed = read_memory("notes/stem.md", text), read_memory("notes/stem.md", text, INDEXED_FIELDS)
+    assert (indexed.id, indexed.links) == (full.id, full.links)
