@@ -6,11 +6,11 @@ labels, the abstaining report). docs/brief-quality.md explains each decision.'''
 from __future__ import annotations
 
 import datetime
+import functools
 import json
 from collections import Counter
+from types import SimpleNamespace
 from typing import Any
-
-import regex
 
 from pytest_citations.kinds.briefs import ABSTAIN_SECTIONS, Brief, Bullet, chunk_text
 from pytest_citations.rules import Finding, Option, rule
@@ -28,7 +28,7 @@ _MONTH = (
     r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
 )
 _WORD_NUMBER = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|a\s+half|half\s+a)"
-NUMERIC = regex.compile(
+NUMERIC = (
     rf"""
     (?P<date>\b{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b(?:,?\s+\d{{4}}\b)?
            |\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}\b(?:\s+\d{{4}}\b)?
@@ -38,8 +38,7 @@ NUMERIC = regex.compile(
            |(?i:\b{_WORD_NUMBER}\s+(?:percent|per\s+cent|percentage\s+points?)\b))
     |(?P<year>\b(?:19|20)\d{{2}}\b)
     |(?P<number>(?<![\w.])[-+\u2212$\u20ac\u00a3\u00a5]?\d[\d,]*(?:\.\d+)?(?:st|nd|rd|th|k|bn|mn|[mbx])?(?!\w))
-    """,
-    regex.X,
+    """
 )
 # names that carry digits but state no number
 NAMES = [
@@ -61,14 +60,26 @@ MACRO_PATTERNS = [
     r"(?i)\b(?:non-?farm\s+payrolls?|payrolls?|unemployment\s+rate|jobless\s+claims|jobs\s+report|employment\s+report"
     r"|retail\s+sales|industrial\s+production|consumer\s+prices?|personal\s+income|inflation\s+(?:data|rate|print|report|release))\b",
 ]
-_CONFIDENCE = regex.compile(r"^\s*\[(HIGH|MEDIUM|LOW) CONFIDENCE\]")
-_MARKER_TEXT = regex.compile(r"\[[0-9]+\]")
-_CODE = regex.compile(r"`[^`]*`")
+
+
+@functools.cache
+def _patterns() -> SimpleNamespace:
+    """The ``regex`` module and this module's patterns, on first use: importing and compiling
+    them costs every run about 15 ms, and only briefs need them."""
+    import regex
+
+    return SimpleNamespace(
+        regex=regex,
+        numeric=regex.compile(NUMERIC, regex.X),
+        confidence=regex.compile(r"^\s*\[(HIGH|MEDIUM|LOW) CONFIDENCE\]"),
+        blanked=(regex.compile(r"\[[0-9]+\]"), regex.compile(r"`[^`]*`")),  # markers, code spans
+    )
 
 
 def claim_text(text: str) -> str:
     """A bullet's words: markers, code spans and a confidence label blanked (offsets kept)."""
-    for pattern in (_MARKER_TEXT, _CODE, _CONFIDENCE):
+    patterns = _patterns()
+    for pattern in (*patterns.blanked, patterns.confidence):
         text = pattern.sub(lambda m: " " * len(m.group(0)), text)
     return text
 
@@ -82,10 +93,10 @@ def numeric_parts(text: str, names: list[str] = NAMES) -> list[tuple[str, str]]:
     text = claim_text(text)
     for name in names:
         try:  # the names come from the settings: each is bounded in time
-            text = regex.sub(name, lambda m: " " * len(m.group(0)), text, timeout=REGEX_TIMEOUT)
+            text = _patterns().regex.sub(name, lambda m: " " * len(m.group(0)), text, timeout=REGEX_TIMEOUT)
         except TimeoutError:
             continue
-    return [(m.lastgroup, " ".join(m.group(0).split())) for m in NUMERIC.finditer(text)]
+    return [(m.lastgroup, " ".join(m.group(0).split())) for m in _patterns().numeric.finditer(text)]
 
 
 def topics(text: str, policy: list[str] = POLICY_PATTERNS, macro: list[str] = MACRO_PATTERNS) -> dict[str, str]:
@@ -95,7 +106,7 @@ def topics(text: str, policy: list[str] = POLICY_PATTERNS, macro: list[str] = MA
     for tag, patterns in (("policy_centralbank", policy), ("macro_data", macro)):
         for pattern in patterns:
             try:  # the patterns come from the settings: each is bounded in time
-                match = regex.search(pattern, text, timeout=REGEX_TIMEOUT)
+                match = _patterns().regex.search(pattern, text, timeout=REGEX_TIMEOUT)
             except TimeoutError:
                 match = None
             if match:
@@ -934,7 +945,7 @@ def confidence_level(brief: Brief, cited: list[tuple[int, dict]], options: dict)
 )
 def confidence_label_mismatch(brief: Brief, ctx):
     for bullet in brief.bullets:
-        label = _CONFIDENCE.match(bullet.text)
+        label = _patterns().confidence.match(bullet.text)
         cited = bullet_citations(brief, bullet)
         if not label or not cited:
             continue
