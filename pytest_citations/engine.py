@@ -113,6 +113,7 @@ class Engine:
         self._memos: dict[Any, tuple[Any, dependencies.Recorder]] = {}
         self._index_digests: dict[str, str] = {}
         self._kinds: dict[str, tuple] = {}  # rel -> kinds_for(rel), once per run
+        self._folders: dict[str, str | bool] = {}  # folder -> its root-relative prefix, False outside
         self.nested_engines: list[Engine] = []  # the nested roots checked from here (shares one list)
 
     @classmethod
@@ -214,12 +215,15 @@ class Engine:
         may be reached through a symlinked folder); the file itself is not, so that a symlinked
         artifact is judged, and refused if it leaves the root, when it is read.
         """
-        absolute = Path(os.path.abspath(path))
-        real = Path(os.path.realpath(absolute.parent)) / absolute.name
-        try:
-            return real.relative_to(self.config.root).as_posix()
-        except ValueError:
-            return None
+        folder, name = os.path.split(os.path.abspath(path))
+        inside = self._folders.get(folder)
+        if inside is None:
+            real = os.path.realpath(folder)
+            root = str(self.config.root)
+            inside = self._folders[folder] = (
+                "" if real == root else real[len(root) + 1:] + "/" if real.startswith(root + os.sep) else False
+            )
+        return None if inside is False else inside.replace(os.sep, "/") + name
 
     def is_excluded(self, rel: str) -> bool:
         return globs.matches(rel, self.config.exclude)

@@ -13,6 +13,7 @@ the same thing when both run from the root; in pytest mode one session may span 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import warnings
 from pathlib import Path
@@ -245,7 +246,7 @@ class CitationsFile(pytest.File):
         self.kinds = kinds
         self.rel = rel
 
-    @property
+    @functools.cached_property
     def shown_path(self) -> str:
         """The file's path as pytest shows paths: relative to where pytest was started."""
         try:
