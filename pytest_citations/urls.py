@@ -11,11 +11,9 @@ from __future__ import annotations
 import hashlib
 import re
 from functools import lru_cache
-from operator import itemgetter
 
 PROFILES = ("spec", "whatwg")
 _DEFAULT_PORTS = {"http": "80", "https": "443"}
-_TRACKING_KEYS = frozenset({"gclid", "fbclid"})
 
 
 class NotAbsoluteURL(ValueError):
@@ -27,10 +25,11 @@ def cid_for(normalized_url: str) -> str:
     return "cid_" + hashlib.sha256(normalized_url.encode("utf-8")).hexdigest()
 
 
-_ABSOLUTE = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*\n?)://([^/?#]*)([^?#]*)(?:\?([^#]*))?")
-"""scheme, ``//``, authority, path, ``?`` query; the fragment is not captured. The scheme may end
-in one newline, as the ``^...$`` pattern this profile has always checked it with let through."""
-_BY_KEY_THEN_VALUE = itemgetter(0, 1)
+_ABSOLUTE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*\n?://([^/?#]*)([^?#]*)(?:\?([^#]*))?")
+"""scheme ``://`` authority, path, ``?`` query; the fragment is not captured. The scheme may end in
+one newline, as the ``^...$`` pattern this profile has always checked it with let through."""
+_TRACKING_PREFIXES = ("utm_", "gclid=", "fbclid=")  # a pair whose key is utm_*, gclid or fbclid ...
+_TRACKING_PAIRS = frozenset({"gclid", "fbclid"})  # ... or that is one of these keys without a value
 
 
 def _host_and_port(authority: str) -> tuple[str, str, str | None]:
@@ -48,8 +47,9 @@ def _host_and_port(authority: str) -> tuple[str, str, str | None]:
     return userinfo, host, None
 
 
-def _origin(scheme: str, authority: str) -> str | None:
+def _origin(prefix: str) -> str | None:
     """``scheme://authority`` normalized (steps 2 and 6), or None when there is no host."""
+    scheme, _, authority = prefix.partition("://")
     userinfo, host, port = _host_and_port(authority)
     if not host:
         return None
@@ -59,24 +59,24 @@ def _origin(scheme: str, authority: str) -> str | None:
     return f"{scheme}://{userinfo}{host.lower()}" + (f":{port}" if port is not None else "")
 
 
-_MAX_CACHED_ORIGIN = 300  # characters of scheme and authority; longer ones are not kept in the cache
+_MAX_CACHED_ORIGIN = 300  # characters of scheme://authority; longer ones are not kept in the cache
 _cached_origin = lru_cache(maxsize=4096)(_origin)
 """The records of one file cite few distinct hosts; the bounds keep a hostile file's memory small."""
 
 
+def _key_then_value(pair: str) -> tuple[str, str]:
+    key, _, value = pair.partition("=")
+    return key, value
+
+
 def _sorted_query(query: str) -> str:
     """Steps 4 and 5: drop empty and tracking pairs, sort the rest by key, then value (stable)."""
-    if "&" not in query:  # one pair
-        key = query.partition("=")[0]
-        return "" if key.startswith("utm_") or key in _TRACKING_KEYS else query
-    pairs = []
-    for pair in query.split("&"):
-        key, _, value = pair.partition("=")
-        if pair and not key.startswith("utm_") and key not in _TRACKING_KEYS:
-            pairs.append((key, value, pair))
-    if len(pairs) > 1:
-        pairs.sort(key=_BY_KEY_THEN_VALUE)
-    return "&".join([pair for _, _, pair in pairs])
+    kept = [
+        pair for pair in query.split("&") if pair and not pair.startswith(_TRACKING_PREFIXES) and pair not in _TRACKING_PAIRS
+    ]
+    if len(kept) > 1:
+        kept.sort(key=_key_then_value)
+    return "&".join(kept)
 
 
 def normalize_spec(url: str) -> str:
@@ -84,11 +84,11 @@ def normalize_spec(url: str) -> str:
     match = _ABSOLUTE.match(url)
     if match is None:
         raise NotAbsoluteURL(f"not an absolute URL: {url!r}")
-    scheme, authority, path, query = match.groups()
-    cached = len(scheme) + len(authority) <= _MAX_CACHED_ORIGIN
-    origin = _cached_origin(scheme, authority) if cached else _origin(scheme, authority)
+    end = match.end(1)  # of the authority
+    origin = _cached_origin(url[:end]) if end <= _MAX_CACHED_ORIGIN else _origin(url[:end])
     if origin is None:
         raise NotAbsoluteURL(f"URL has no host: {url!r}")
+    path, query = match.group(2, 3)
     if path not in ("", "/") and path.endswith("/"):
         path = path[:-1]
     query = _sorted_query(query) if query else ""

@@ -89,6 +89,12 @@ TRICKY_URLS = [
     "https://bücher.example/ä?ü=1",
     "https://h:/x",
     "https://h:443:443/x",
+    "https://h/?gclid",
+    "https://h/?fbclid",
+    "https://h/?gclid=",
+    "https://h/?gclidx=1&fbclidfoo&utm&utm_",
+    "https://h/?a=1&gclid",
+    "https://h/?=1&==&a==b",
 ]
 
 
@@ -100,6 +106,21 @@ def test_normalization_matches_the_reference(url):
 @settings(max_examples=500)
 @given(st.text(alphabet="hHtTpPsS:/?#@[]&=._-%1aA80utm_gclidfb \n\u00fc", max_size=40))
 def test_normalization_matches_the_reference_on_any_text(url):
+    assert outcome(normalize_spec, url) == outcome(reference_normalize, url)
+
+
+_pair = st.builds(
+    lambda key, equals, value: key + equals + value,
+    st.sampled_from(["", "a", "b", "A", "utm_", "utm_x", "utm", "gclid", "fbclid", "gclidx", "GCLID", "a=b"]),
+    st.sampled_from(["", "=", "=="]),
+    st.sampled_from(["", "1", "0", "a", "="]),
+)
+
+
+@settings(max_examples=500)
+@given(st.lists(_pair, max_size=6), st.sampled_from(["", "#f", "#x&gclid"]))
+def test_query_normalization_matches_the_reference(pairs, fragment):
+    url = "https://h/p?" + "&".join(pairs) + fragment
     assert outcome(normalize_spec, url) == outcome(reference_normalize, url)
 
 
