@@ -47,11 +47,12 @@ def _cid_digest(record: Record) -> bytes | None:
 def _digest(cid) -> bytes | None:
     if not isinstance(cid, str) or len(cid) != 68 or not cid.startswith("cid_"):
         return None
+    hex_digits = cid[4:]
     try:
-        digest = bytes.fromhex(cid[4:])
+        digest = bytes.fromhex(hex_digits)
     except ValueError:
         return None
-    return digest if digest.hex() == cid[4:] else None  # fromhex also takes uppercase and spaces
+    return digest if digest.hex() == hex_digits else None  # fromhex also takes uppercase and spaces
 
 
 def _replace(record: Record, key: str, value) -> Edit | None:
@@ -62,6 +63,8 @@ def _replace(record: Record, key: str, value) -> Edit | None:
 
 
 def _is_integer(value) -> bool:
+    if type(value) is int:  # the common case, first
+        return True
     return (isinstance(value, int) and not isinstance(value, bool)) or (isinstance(value, float) and value.is_integer())
 
 
@@ -241,9 +244,7 @@ def _cached_is_iso_8601(value: str) -> bool:
 def _is_iso_8601(value: str) -> bool:
     """Whether ``value`` is an ISO 8601 date or date-time. Verdicts on short values are cached, so
     a time stamped on many records is parsed once."""
-    if len(value) <= _MAX_CACHED_TIMESTAMP:
-        return _cached_is_iso_8601(value)
-    return parse_iso_8601(value) is not None
+    return _cached_is_iso_8601(value) if len(value) <= _MAX_CACHED_TIMESTAMP else parse_iso_8601(value) is not None
 
 
 def _other_profile(profile: str) -> str:
