@@ -122,13 +122,24 @@ def _decode(decoder: json.JSONDecoder, text: str) -> Any:
     return value if end == len(text) else decoder.decode(text)
 
 
+def _too_deep(text: str) -> bool:
+    return text.count("[") + text.count("{") > MAX_DEPTH and nesting_depth(text) > MAX_DEPTH
+
+
 def loads(text: str) -> Any:
     """``json.loads`` that refuses duplicate keys, NaN/Infinity (written or by overflow, ``1e400``),
     numbers longer than MAX_DIGITS, lone surrogate escapes (``"\\ud800"``, which no UTF-8 file can
     hold) and nesting deeper than MAX_DEPTH."""
-    if text.count("[") + text.count("{") > MAX_DEPTH and nesting_depth(text) > MAX_DEPTH:
+    # Valid JSON of at most 2 * MAX_DEPTH characters cannot nest deeper (each level opens and
+    # closes a bracket): such a text is only measured when it fails to decode.
+    if len(text) > 2 * MAX_DEPTH and _too_deep(text):
         raise RecursionError("nested too deeply")
-    value = _decode(_SHORT_DECODER if len(text) <= MAX_DIGITS else _DECODER, text)
+    try:
+        value = _decode(_SHORT_DECODER if len(text) <= MAX_DIGITS else _DECODER, text)
+    except (ValueError, RecursionError):
+        if _too_deep(text):
+            raise RecursionError("nested too deeply") from None
+        raise
     if "\\" in text and _SURROGATE_ESCAPE.search(text):  # a one-character test is much the cheaper
         bad = _lone_surrogate(value)
         if bad is not None:

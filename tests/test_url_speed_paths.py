@@ -183,7 +183,14 @@ TRICKY_JSON = [
     '{"a":"\\u00e9"}',
     "[" * 501 + "]" * 501,
     "[" * 500 + "]" * 500,
-    "[" * 501,
+    "[" * 501,  # short and too deep: measured only once it fails to decode
+    "[" * 501 + "]" * 499,
+    "[" * 700 + "1",
+    "[" * 990,
+    '{"a":' * 200 + "[" * 301,
+    '"' + "[" * 600 + '"',  # brackets in a string do not nest
+    "[" * 1200,
+    "[" * 400 + "]" * 401,
     '{"a":' * 300 + "1" + "}" * 300,
     '"just a string"',
     "12",
