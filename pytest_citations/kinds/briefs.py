@@ -11,6 +11,7 @@ the stored citation objects each marker resolves to, from the sidecar ``<stem>.c
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -172,21 +173,26 @@ def _token_markers(inline) -> list[int]:
     return numbers
 
 
-def read_brief(rel: str, text: str, options: dict[str, Any]) -> Brief:
+_NEWLINE = re.compile("\n")
+
+
+@functools.cache
+def _markdown():
+    """One CommonMark parser for the run (building one costs a tenth of parsing a brief)."""
     from markdown_it import MarkdownIt
 
+    return MarkdownIt("commonmark")
+
+
+def read_brief(rel: str, text: str, options: dict[str, Any]) -> Brief:
     claim_names = options.get("claim-sections", CLAIM_SECTIONS)
     keys = {_norm(name): (SECTION_KEYS[i] if i < len(SECTION_KEYS) else _norm(name)) for i, name in enumerate(claim_names)}
     titles = {_norm(name): name for name in claim_names}
     references_title = _norm(options.get("references-heading", "References"))
     prefixes = options.get("abstain-prefixes", ABSTAIN_PREFIXES)
     env: dict[str, Any] = {}
-    tokens = MarkdownIt("commonmark").parse(text, env)
-    line_starts = [0]
-    for index, char in enumerate(text):
-        if char == "\n":
-            line_starts.append(index + 1)
-    line_starts.append(len(text) + 1)
+    tokens = _markdown().parse(text, env)
+    line_starts = [0, *(match.end() for match in _NEWLINE.finditer(text)), len(text) + 1]
 
     def line_span(first: int, last: int) -> tuple[int, int]:  # 0-based [first, last) lines
         return line_starts[first], min(line_starts[min(last, len(line_starts) - 1)], len(text))

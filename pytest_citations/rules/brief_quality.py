@@ -76,6 +76,12 @@ def _patterns() -> SimpleNamespace:
     )
 
 
+@functools.lru_cache(maxsize=256)
+def _compiled(pattern: str):
+    """A settings regex compiled once (each is applied to every claim of every brief)."""
+    return _patterns().regex.compile(pattern)
+
+
 def claim_text(text: str) -> str:
     """A bullet's words: markers, code spans and a confidence label blanked (offsets kept)."""
     patterns = _patterns()
@@ -93,7 +99,7 @@ def numeric_parts(text: str, names: list[str] = NAMES) -> list[tuple[str, str]]:
     text = claim_text(text)
     for name in names:
         try:  # the names come from the settings: each is bounded in time
-            text = _patterns().regex.sub(name, lambda m: " " * len(m.group(0)), text, timeout=REGEX_TIMEOUT)
+            text = _compiled(name).sub(lambda m: " " * len(m.group(0)), text, timeout=REGEX_TIMEOUT)
         except TimeoutError:
             continue
     return [(m.lastgroup, " ".join(m.group(0).split())) for m in _patterns().numeric.finditer(text)]
@@ -106,7 +112,7 @@ def topics(text: str, policy: list[str] = POLICY_PATTERNS, macro: list[str] = MA
     for tag, patterns in (("policy_centralbank", policy), ("macro_data", macro)):
         for pattern in patterns:
             try:  # the patterns come from the settings: each is bounded in time
-                match = _patterns().regex.search(pattern, text, timeout=REGEX_TIMEOUT)
+                match = _compiled(pattern).search(text, timeout=REGEX_TIMEOUT)
             except TimeoutError:
                 match = None
             if match:
