@@ -14,7 +14,10 @@ FENCE = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})")
 
 
 def blank(text: str) -> str:
-    return re.sub(r"[^\n]", " ", text)
+    """Every character but a newline made a space."""
+    if "\n" not in text:
+        return " " * len(text)
+    return "\n".join(" " * len(part) for part in text.split("\n"))
 
 
 def prose(text: str) -> str:
@@ -43,7 +46,7 @@ def prose(text: str) -> str:
         elif found and not (found.group("fence")[0] == "`" and "`" in line[found.end() :]):
             fence = found.group("fence")
             lines[index] = blank(line)
-        else:
+        elif "`" in line:
             lines[index] = CODE_SPAN.sub(lambda m: blank(m.group()), line)
     return "\n".join(lines)
 
