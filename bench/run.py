@@ -58,13 +58,20 @@ class Run:
     stderr: str
 
 
+#: The measured process is started by a small shell, not by this one: Linux counts in a process's
+#: ``ru_maxrss`` the memory of the process it was forked from (the child's copy of it, until exec),
+#: so a child of this harness would report at least the harness's own size. ``; exit`` keeps the
+#: shell from exec-ing the command in its own process.
+LAUNCHER = ["/bin/sh", "-c", '"$@"; exit $?', "sh"]
+
+
 def measure(arguments: list[str], cwd: Path, env: dict | None = None) -> Run:
     """Wall time and peak RSS of ``python bench/child.py ... arguments``, in a fresh process."""
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as handle:
         rss_file = Path(handle.name)
     try:
         start = time.perf_counter()
-        done = subprocess.run([sys.executable, str(HERE / "child.py"), str(rss_file), *arguments], cwd=cwd,
+        done = subprocess.run([*LAUNCHER, sys.executable, str(HERE / "child.py"), str(rss_file), *arguments], cwd=cwd,
                               capture_output=True, text=True, env={**os.environ, **(env or {})})
         wall = time.perf_counter() - start
         peak = json.loads(rss_file.read_text()) if rss_file.stat().st_size else {"self": 0, "children": 0}
