@@ -259,15 +259,15 @@ def test_cid_digest_is_the_well_formed_check(cid):
 
 @settings(max_examples=300)
 @given(st.lists(st.sampled_from([cid_for(str(n)) for n in range(6)] + ["cid_x", "cid_" + "A" * 64]), max_size=30),
-       st.sampled_from([0, 1, 16]))
-def test_first_lines_agree_with_a_dict(cids, bits):
-    index, reference = rules.FirstLines(bits), {}
+       st.sampled_from([0, 1, 16]), st.sampled_from([0, 3, 4096]))
+def test_first_lines_agree_with_a_dict(cids, bits, small):
+    index, reference = rules.FirstLines(bits, small), {}
     for line, cid in enumerate(cids, start=1):
         assert index.first(cid, rules._digest(cid), line) == reference.setdefault(cid, line)
 
 
 def test_a_digest_found_across_two_entries_is_not_a_match():
-    index = rules.FirstLines(bits=0)  # one bucket: every entry is searched
+    index = rules.FirstLines(bits=0, small=0)  # compact from the start, one bucket: every entry is searched
     first = bytes(range(32))
     index.first("cid_" + first.hex(), first, 0x0101010101010101)
     across = first[8:] + (0x0101010101010101).to_bytes(8, "little")  # the end of an entry and its line
