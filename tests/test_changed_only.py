@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 
 import pytest
 
@@ -109,8 +110,8 @@ def test_the_pre_commit_hook_checks_what_the_staged_files_affect(repo):
     import shlex
 
     command = shlex.split(hook["entry"])
-    result = subprocess.run(["python", "-m", "pytest_citations", *command[1:], "src/b.py"], cwd=repo,
-                            capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(PROJECT)})
+    result = subprocess.run([sys.executable, "-m", "pytest_citations", *command[1:], "src/b.py"], cwd=repo,
+                            capture_output=True, text=True)
     assert result.returncode == 1
     shown = {line.split(":")[0] for line in result.stdout.splitlines() if ": M211 " in line}
     assert shown == {f"{MEMORIES}/m_b.md", f"{MEMORIES}/m_ab.md"}
