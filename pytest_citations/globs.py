@@ -9,6 +9,10 @@ import re
 @functools.lru_cache(maxsize=1024)
 def compile_glob(pattern: str) -> re.Pattern[str]:
     """Compile a glob; a pattern without ``/`` matches a name in any folder, as in .gitignore."""
+    return re.compile(_glob_regex(pattern), re.S)
+
+
+def _glob_regex(pattern: str) -> str:
     if "/" not in pattern.rstrip("/"):
         pattern = "**/" + pattern
     pattern = pattern.lstrip("/")
@@ -31,11 +35,18 @@ def compile_glob(pattern: str) -> re.Pattern[str]:
             parts.append(re.escape(pattern[index]))
             index += 1
     # A pattern that names a folder also matches everything below it.
-    return re.compile("".join(parts) + "(?:/.*)?\\Z", re.S)
+    return "".join(parts) + "(?:/.*)?\\Z"
+
+
+@functools.lru_cache(maxsize=1024)
+def _compile_any(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
+    """One regex for a list of globs (every file of a walk is matched against each list)."""
+    return re.compile("|".join(f"(?:{_glob_regex(p)})" for p in patterns), re.S) if patterns else None
 
 
 def matches(path: str, patterns) -> bool:
-    return any(compile_glob(pattern).match(path) for pattern in patterns)
+    combined = _compile_any(tuple(patterns))
+    return combined is not None and combined.match(path) is not None
 
 
 def literal_prefix(pattern: str) -> str:

@@ -109,7 +109,8 @@ def resolve_inside(root: Path, path: Path | str) -> Path:
         if is_symlink_loop(exc):  # named as what it is, without the absolute path the error carries
             raise SourceError("C001", f"cannot resolve path {shown!r}: a symlink loop", symlink_loop=True) from None
         raise SourceError("C001", f"cannot resolve path {shown!r}: {exc}") from None
-    if not resolved.is_relative_to(root):
+    inside, base = str(resolved), str(root)
+    if not (inside == base or inside.startswith(base if base.endswith(os.sep) else base + os.sep)):
         raise SourceError("C008", f"path resolves outside the repository root: {Path(path).as_posix()}")
     return resolved
 
