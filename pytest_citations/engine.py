@@ -400,8 +400,10 @@ class Engine:
         return [r for r in self.registry.for_kind(kind.name, "record") if self.config.rule_enabled(r.code)]
 
     def _run_rules(self, ctx: FileContext) -> Iterator[Diagnostic]:
-        contexts = {r: RuleContext(ctx, self.config.rule_options.get(r.code, {})) for r in self.enabled_rules(ctx.kind)}
-        broken: set[Rule] = set()
+        # (rule, its check, its context) per enabled rule; a rule that crashes leaves the list
+        running = [
+            (r, r.check, RuleContext(ctx, self.config.rule_options.get(r.code, {}))) for r in self.enabled_rules(ctx.kind)
+        ]
         try:
             for unit in ctx.kind.units(ctx):
                 if isinstance(unit, Reported):
@@ -409,18 +411,22 @@ class Engine:
                     if diagnostic:
                         yield diagnostic
                     continue
-                for item, rule_ctx in contexts.items():
-                    if item in broken:
-                        continue
+                crashed = None
+                for entry in running:
+                    item, check, rule_ctx = entry
                     try:
-                        for finding in item.check(unit, rule_ctx):
-                            yield self._make(item, _with_context(finding, ctx.source), ctx.rel)
+                        found = check(unit, rule_ctx)
+                        if found:
+                            for finding in found:
+                                yield self._make(item, _with_context(finding, ctx.source), ctx.rel)
                     except Exception as exc:  # a rule's bug must not stop the run
-                        broken.add(item)
+                        crashed = [*(crashed or ()), entry]
                         message = f"internal error in rule {item.code} ({item.name}): {type(exc).__name__}: {exc}"
                         diagnostic = self._diagnostic("C006", Finding(message, unit.line), ctx.rel)
                         if diagnostic:
                             yield diagnostic
+                if crashed:
+                    running = [entry for entry in running if entry not in crashed]
         except sources.SourceError as error:
             diagnostic = self._diagnostic(error.code, Finding(error.message, error.line, error.col), ctx.rel)
             if diagnostic:
