@@ -13,7 +13,6 @@ stored result: a tampered message can only reach the output through the cache.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import os
 import re
@@ -27,9 +26,8 @@ import pytest
 
 from pytest_citations import cache as cache_module
 from pytest_citations.engine import Engine
-from pytest_citations.urls import cid_for, normalize_url
-
-needs_xdist = pytest.mark.skipif(importlib.util.find_spec("xdist") is None, reason="pytest-xdist is not installed")
+from pytest_citations.urls import cid_for
+from test_plugin import needs_xdist, record
 
 ALPHA = ".serena/memories/alpha.md"
 BETA = ".serena/memories/beta.md"
@@ -51,23 +49,6 @@ def memory(subject: str, path: str, line: int, snippet: str) -> str:
     return (
         f"---\nsubject: {subject}\ncitations:\n  - path: {path}\n    line: {line}\n"
         f'    snippet: "{snippet}"\n---\n\n# {subject}\n\nA note about {path}.\n'
-    )
-
-
-def record(url: str, cid: str | None = None) -> str:
-    normalized = normalize_url(url)
-    return json.dumps(
-        {
-            "schema_version": "citation.v1",
-            "normalized_url": normalized,
-            "cid": cid or cid_for(normalized),
-            "url": normalized,
-            "url_original": url,
-            "status": "valid",
-            "checked_at": "2026-02-13T12:35:00Z",
-            "found_by": [],
-            "notes": "ok",
-        }
     )
 
 
