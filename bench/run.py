@@ -14,6 +14,7 @@ See bench/README.md for the scenarios, the floors and how to read the table.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -264,18 +265,28 @@ class Bench:
         name = f"{corpus.scenario}: re-run, nothing changed"
         if why := missing(self.flags, "--cache-dir"):
             return not_available(name, "cold run", target, why)
-        cold, warm, counts = [], [], None
-        for _ in range(self.repeat):
-            cache = self.fresh_dir("cache")
-            cold.append(self.checked(corpus, ["--cache-dir", str(cache)], f"{name} (cold)")[0])
-            run, report = self.checked(corpus, ["--cache-dir", str(cache), *self.verbose], f"{name} (warm)")
-            warm.append(run)
-            counts = cache_counts(report, run)
+        cold, warm, counts = self.cold_then_warm(corpus, name)
         row = finish(Row(name, "cold run", target.text), target, cold, warm)
         if counts is not None:
             row.note = f"re-checked {counts[0]}, from cache {counts[1]}"
             row.passed = row.passed and counts[0] == 0
         return row
+
+    def cold_then_warm(self, corpus: corpora.Corpus, name: str, changed: Path | None = None, rechecked: int = 0):
+        """(cold runs, warm runs, (re-checked, from cache) of the last warm run): each round checks
+        with a fresh cache folder, then again with it, ``changed`` edited meanwhile if given; the
+        warm run must re-check exactly ``rechecked`` files when the CLI says how many it did."""
+        cold, warm, counts = [], [], None
+        for _ in range(self.repeat):
+            cache = ["--cache-dir", str(self.fresh_dir("cache"))]
+            cold.append(self.checked(corpus, cache, f"{name} (cold)")[0])
+            with edited(changed) if changed is not None else contextlib.nullcontext():
+                run, report = self.checked(corpus, [*cache, *self.verbose], f"{name} (warm)")
+            warm.append(run)
+            counts = cache_counts(report, run)
+            if counts is not None and counts[0] != rechecked:
+                raise CheckFailed(f"{name}: re-checked {counts[0]} files, expected {rechecked}")
+        return cold, warm, counts
 
     # cache: one cited source file changed
 
@@ -285,16 +296,7 @@ class Bench:
         name = f"memories: one cited file changed ({citers} memories cite it)"
         if why := missing(self.flags, "--cache-dir"):
             return not_available(name, "cold run", target, why)
-        cold, changed, counts = [], [], None
-        for _ in range(self.repeat):
-            cache = self.fresh_dir("cache")
-            cold.append(self.checked(corpus, ["--cache-dir", str(cache)], f"{name} (cold)")[0])
-            with edited(corpus.root / hot):
-                run, report = self.checked(corpus, ["--cache-dir", str(cache), *self.verbose], name)
-            changed.append(run)
-            counts = cache_counts(report, run)
-            if counts is not None and counts[0] != citers:
-                raise CheckFailed(f"{name}: re-checked {counts[0]} files, expected the {citers} that cite {hot}")
+        cold, changed, counts = self.cold_then_warm(corpus, name, corpus.root / hot, citers)
         row = finish(Row(name, "cold run", target.text), target, cold, changed)
         row.note = "n/a: the CLI does not say how many files came from the cache (see cache_counts)" if counts is None \
             else f"re-checked {counts[0]}, from cache {counts[1]}"
