@@ -133,6 +133,11 @@ def _regular_file(path: Path, shown: str, max_size: int) -> os.stat_result:
 
 def read_bytes(root: Path, path: Path | str, max_size: int = DEFAULT_MAX_FILE_SIZE) -> bytes:
     """The raw bytes of a file inside ``root``, size-capped."""
+    return _read(root, path, max_size)[0]
+
+
+def _read(root: Path, path: Path | str, max_size: int) -> tuple[bytes, Path, str]:
+    """(bytes, resolved path, repo-relative path shown in messages) of a file inside ``root``."""
     resolved = resolve_inside(root, path)
     shown = display_path(resolved_root(root), resolved)
     _regular_file(resolved, shown, max_size)
@@ -143,7 +148,7 @@ def read_bytes(root: Path, path: Path | str, max_size: int = DEFAULT_MAX_FILE_SI
         raise SourceError("C001", f"cannot read {shown}: {exc.strerror or exc}") from None
     if len(data) > max_size:  # grew between stat and read
         raise SourceError("C003", f"file is over the {max_size}-byte limit (max-file-size)")
-    return data
+    return data, resolved, shown
 
 
 def read_head(root: Path, path: Path | str, size: int, max_size: int = DEFAULT_MAX_FILE_SIZE) -> bytes:
@@ -238,8 +243,7 @@ def with_text(source: Source, text: str) -> Source:
 def read_source(root: Path, path: Path | str, max_size: int = DEFAULT_MAX_FILE_SIZE) -> Source:
     """Read a whole text file inside ``root`` as strict UTF-8."""
     root = resolved_root(root)
-    data = read_bytes(root, path, max_size)
-    resolved = resolve_inside(root, path)
+    data, resolved, shown = _read(root, path, max_size)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -247,7 +251,7 @@ def read_source(root: Path, path: Path | str, max_size: int = DEFAULT_MAX_FILE_S
     has_bom = text.startswith(BOM)
     if has_bom:
         text = text[1:]
-    return Source(root, resolved, display_path(root, resolved), data, text, has_bom)
+    return Source(root, resolved, shown, data, text, has_bom)
 
 
 @dataclass(frozen=True)
