@@ -177,3 +177,20 @@ def test_jobs_give_the_serial_answer_and_fill_the_cache(fixture, tmp_path, capsy
     main(["check", str(root), "--format", "json", "-v"])
     again = capsys.readouterr()
     assert again.out == serial and f"{files} files checked, {files} from the cache" in again.err
+
+
+def test_since_reads_paths_git_would_quote(repo, capsys):
+    """Names with spaces, quotes and non-ASCII letters come through git's NUL-separated output
+    unquoted and are matched to what memories cite."""
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "all")
+    odd = 'src/a b "ü".py'
+    (repo / odd).write_text("def odd():\n")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "odd")
+    write_memory(repo, "m_odd", odd)
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "memory")
+    assert checked(capsys, repo) >= {"m_odd"}  # a full run records what it cites
+    (repo / odd).write_text("def odd():\n    pass\n")
+    assert checked(capsys, repo, "--since", "HEAD") == {"m_odd"}
