@@ -29,7 +29,7 @@ from typing import Any
 from pytest_citations import __version__, dependencies, sources
 from pytest_citations.diagnostics import Diagnostic, Edit, Fix, Severity
 
-FORMAT = 1
+FORMAT = 2
 PRUNE_DAYS = 30
 RACY_SECONDS = 2.0
 DEFAULT_FOLDER = ".citations_cache"
@@ -77,7 +77,8 @@ class ResultCache:
         self.key = key
         self.path = folder / f"results-{key[:24]}.json" if folder is not None else None
         self.files: dict[str, dict[str, Any]] = {}  # rel -> {"stat": [...]|None, "sha": str, "memo": {...}}
-        self.results: dict[str, dict[str, Any]] = {}  # rel -> {"kinds", "paths", "indexes", "diagnostics", "seen"}
+        # rel -> {"kinds", "paths" (sorted), "digest" (of their fingerprints), "indexes", "diagnostics", "seen"}
+        self.results: dict[str, dict[str, Any]] = {}
         self.dirty = False
         self.written: dict[str, set[str]] = {"files": set(), "results": set()}  # by this process
         self.hits = 0
@@ -101,7 +102,7 @@ class ResultCache:
         files, results = data.get("files"), data.get("results")
         if isinstance(files, dict) and isinstance(results, dict):  # entries of another shape are dropped
             self.files = {rel: entry for rel, entry in files.items() if _is_entry(entry, "sha", str)}
-            self.results = {rel: entry for rel, entry in results.items() if _is_entry(entry, "paths", dict)}
+            self.results = {rel: entry for rel, entry in results.items() if _is_entry(entry, "paths", list)}
 
     def save(self) -> None:
         """Write the cache if anything changed: atomically, after pruning old entries. A cache
@@ -226,7 +227,7 @@ class ResultCache:
             self.misses += 1
             return None
         try:
-            fresh = all(self.fingerprint(path) == sha for path, sha in entry["paths"].items()) and all(
+            fresh = self.paths_digest(entry["paths"]) == entry["digest"] and all(
                 index_digest(name) == value for name, value in entry["indexes"].items()
             )
             diagnostics = [diagnostic_from_json(row) for row in entry["diagnostics"]] if fresh else None
@@ -241,14 +242,16 @@ class ResultCache:
 
     def store(self, rel: str, kinds: list[str], recorded: dependencies.Recorder, index_digest: Callable[[str], str],
               diagnostics: list[Diagnostic]) -> None:
-        paths = {rel: self.fingerprint(rel)}
+        paths = {rel}
         for path in recorded.paths:
             shown = self.relative(path)
             if shown is not None:
-                paths[shown] = self.fingerprint(shown)
+                paths.add(shown)
+        ordered = sorted(paths)
         self.results[rel] = {
             "kinds": kinds,
-            "paths": paths,
+            "paths": ordered,
+            "digest": self.paths_digest(ordered),
             "indexes": {name: index_digest(name) for name in sorted(recorded.indexes)},
             "diagnostics": [diagnostic_to_json(d) for d in diagnostics],
             "seen": self._today,
@@ -256,10 +259,18 @@ class ResultCache:
         self.written["results"].add(rel)
         self.dirty = True
 
+    def paths_digest(self, paths: list[str]) -> str:
+        """One digest of the current fingerprints of ``paths`` (the files table holds each file's
+        hash once; a result keeps only this)."""
+        digest = hashlib.sha256()
+        for path in paths:
+            digest.update(f"{path}\0{self.fingerprint(path)}\0".encode("utf-8", "surrogateescape"))
+        return digest.hexdigest()
+
     def depends_on(self, rel: str, changed: set[str]) -> bool | None:
         """Whether the last check of ``rel`` read one of the ``changed`` paths; None if unknown."""
         entry = self.results.get(rel)
-        if entry is None or not isinstance(entry.get("paths"), dict):
+        if entry is None or not isinstance(entry.get("paths"), list):
             return None
         return not changed.isdisjoint(entry["paths"])
 

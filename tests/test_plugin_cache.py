@@ -158,8 +158,11 @@ def test_second_run_reuses_cached_results(pytester: pytest.Pytester, repo: Path)
     assert path.parent == repo / CACHE_FOLDER
     assert data["format"] == cache_module.FORMAT
     assert set(data["results"]) == ARTIFACTS
-    # What each memory read is recorded with its hash: the memory itself and the file it cites.
-    assert data["results"][ALPHA]["paths"] == {ALPHA: sha256(repo / ALPHA), "src/a.py": sha256(repo / "src/a.py")}
+    # What each memory read is recorded, each file's hash once: the memory itself and the file it cites.
+    assert data["results"][ALPHA]["paths"] == [ALPHA, "src/a.py"]
+    assert {rel: data["files"][rel]["sha"] for rel in (ALPHA, "src/a.py")} == {
+        ALPHA: sha256(repo / ALPHA), "src/a.py": sha256(repo / "src/a.py")
+    }
 
     # Nothing changed: the same outcomes, the same failure text, and cached passes are PASSED.
     second = run(pytester)
@@ -187,7 +190,7 @@ def test_second_run_reuses_cached_results(pytester: pytest.Pytester, repo: Path)
     # ... and the entry stored in its place is the real one.
     _, data = load_cache(repo)
     assert "Snippet mismatch" in data["results"][BROKEN]["diagnostics"][0][3]
-    assert data["results"][BROKEN]["paths"][BROKEN] == sha256(repo / BROKEN)
+    assert BROKEN in data["results"][BROKEN]["paths"] and data["files"][BROKEN]["sha"] == sha256(repo / BROKEN)
 
 
 def test_editing_a_cited_file_rechecks_only_the_memories_citing_it(pytester: pytest.Pytester, repo: Path) -> None:
@@ -204,7 +207,7 @@ def test_editing_a_cited_file_rechecks_only_the_memories_citing_it(pytester: pyt
     result.stdout.fnmatch_lines([BROKEN_M211])
     assert "TAMPERED alpha" not in output(result)
     _, data = load_cache(repo)
-    assert data["results"][ALPHA]["paths"]["src/a.py"] == sha256(repo / "src/a.py")
+    assert data["files"]["src/a.py"]["sha"] == sha256(repo / "src/a.py")
     assert "ALPHA: int = 2" in data["results"][ALPHA]["diagnostics"][0][3]
 
     # The cited line restored: alpha passes again, from a fresh check; beta is still the cached one.
@@ -275,7 +278,8 @@ def test_xdist_writes_the_cache_through_the_controller(pytester: pytest.Pytester
     _, data = load_cache(repo)
     assert set(data["results"]) == ARTIFACTS
     assert set(SOURCES) <= set(data["files"])  # the cited files' hashes came back from the workers too
-    assert data["results"][ALPHA]["paths"] == {ALPHA: sha256(repo / ALPHA), "src/a.py": sha256(repo / "src/a.py")}
+    assert data["results"][ALPHA]["paths"] == [ALPHA, "src/a.py"]
+    assert data["files"]["src/a.py"]["sha"] == sha256(repo / "src/a.py")
 
     # A serial run after it: the same outcomes, from the cache the controller wrote.
     again = run(pytester)
@@ -333,7 +337,8 @@ def planted_cache(base: Path) -> tuple[Path, dict]:
     path, key = engine.cache.path, engine.cache.key
     entry = {
         "kinds": ["memories"],
-        "paths": {BETA: sha256(base / BETA)},
+        "paths": [BETA],
+        "digest": engine.cache.paths_digest([BETA]),  # of beta's real hash
         "indexes": {},
         "diagnostics": [tampered_row(BETA, "TAMPERED beta")],
         "seen": int(time.time() // 86400),
@@ -355,7 +360,7 @@ CORRUPTIONS = {
     "no-format": lambda doc: json.dumps({k: v for k, v in doc.items() if k != "format"}).encode(),
     "another-key": lambda doc: json.dumps({**doc, "key": "0" * 64}).encode(),
     "results-a-list": lambda doc: json.dumps({**doc, "results": list(doc["results"].values())}).encode(),
-    "paths-a-list": lambda doc: json.dumps(_with_beta(doc, paths=[BETA])).encode(),
+    "paths-an-object": lambda doc: json.dumps(_with_beta(doc, paths={BETA: "0" * 64})).encode(),
     "not-a-diagnostic": lambda doc: json.dumps(_with_beta(doc, diagnostics=[["M211", "x"]])).encode(),
 }
 
