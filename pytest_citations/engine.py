@@ -113,6 +113,7 @@ class Engine:
         self._memos: dict[Any, tuple[Any, dependencies.Recorder]] = {}
         self._index_digests: dict[str, str] = {}
         self._kinds: dict[str, tuple] = {}  # rel -> kinds_for(rel), once per run
+        self._kind_matchers: list[tuple] | None = None
         self._folders: dict[str, str | bool] = {}  # folder -> its root-relative prefix, False outside
         self.nested_engines: list[Engine] = []  # the nested roots checked from here (shares one list)
 
@@ -251,18 +252,28 @@ class Engine:
     def _claim(self, rel: str) -> tuple:
         claimed = []
         to_sniff = []
-        for kind in self.kinds:
-            settings = self.config.kinds[kind.name]
-            if globs.matches(rel, settings.exclude):
+        for kind, excluded, included, sniffed in self._matchers():
+            if excluded(rel):
                 continue
-            if globs.matches(rel, settings.include):
+            if included(rel):
                 claimed.append(kind)
-            elif globs.matches(rel, kind.sniff_include):
+            elif sniffed(rel):
                 to_sniff.append(kind)
         if to_sniff:
             names = self.file_memo("sniff", rel, lambda: self._sniff(rel, to_sniff))
             claimed.extend(kind for kind in to_sniff if kind.name in names)
         return tuple(sorted(claimed, key=self.kinds.index))
+
+    def _matchers(self) -> list[tuple]:
+        """(kind, excluded(rel), included(rel), sniffed(rel)) per kind: each list of globs as one
+        compiled test, since every file of a walk goes through all of them."""
+        if self._kind_matchers is None:
+            self._kind_matchers = [
+                (kind, globs.matcher(settings.exclude), globs.matcher(settings.include), globs.matcher(kind.sniff_include))
+                for kind in self.kinds
+                for settings in (self.config.kinds[kind.name],)
+            ]
+        return self._kind_matchers
 
     def _sniff(self, rel: str, kinds: list) -> list[str]:
         """The names of the ``kinds`` whose sniff claims the head of ``rel``."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 
 
 @functools.lru_cache(maxsize=1024)
@@ -45,8 +46,16 @@ def _compile_any(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
 
 
 def matches(path: str, patterns) -> bool:
+    return matcher(tuple(patterns))(path)
+
+
+def matcher(patterns) -> Callable[[str], bool]:
+    """A test of whether a path matches any of ``patterns``, for testing many paths."""
     combined = _compile_any(tuple(patterns))
-    return combined is not None and combined.match(path) is not None
+    if combined is None:
+        return lambda path: False
+    match = combined.match
+    return lambda path: match(path) is not None
 
 
 def literal_prefix(pattern: str) -> str:
