@@ -20,7 +20,6 @@ import hashlib
 import json
 import os
 import stat
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -28,6 +27,7 @@ from typing import Any
 
 from pytest_citations import __version__, dependencies, sources
 from pytest_citations.diagnostics import Diagnostic, Edit, Fix, Severity
+from pytest_citations.fix import replace_atomically
 
 FORMAT = 2
 PRUNE_DAYS = 30
@@ -115,7 +115,7 @@ class ResultCache:
         data = {"format": FORMAT, "key": self.key, "files": self.files, "results": self.results}
         try:
             prepare_folder(self.folder)
-            write_atomic(self.path, json.dumps(data, separators=(",", ":")).encode("utf-8"))
+            replace_atomically(self.path, json.dumps(data, separators=(",", ":")).encode("utf-8"), 0o644, durable=False)
         except OSError:
             return
         self.dirty = False
@@ -313,15 +313,3 @@ def prune_folder(folder: Path, today: int) -> None:
                 entry.unlink()
     except OSError:
         return
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise

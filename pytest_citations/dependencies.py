@@ -15,6 +15,7 @@ later run can rebuild the index and compare digests.
 from __future__ import annotations
 
 import contextvars
+import functools
 import hashlib
 import os
 from collections.abc import Callable, Iterator
@@ -80,13 +81,12 @@ def run_index(name: str, kind: str):
     calling the decorated function returns the run's one value of it and notes the dependency."""
 
     def decorate(builder: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        @functools.wraps(builder)
         def index(engine):
             return engine.index(name, lambda: builder(engine))
 
         INDEXES[name] = index
         INDEX_KINDS[name] = kind
-        index.__doc__ = builder.__doc__
-        index.__name__ = builder.__name__
         return index
 
     return decorate

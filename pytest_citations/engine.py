@@ -114,7 +114,7 @@ class Engine:
         self._index_digests: dict[str, str] = {}
         self._kinds: dict[str, tuple] = {}  # rel -> kinds_for(rel), once per run
         self._kind_matchers: list[tuple] | None = None
-        self._folders: dict[str, str | bool] = {}  # folder -> its root-relative prefix, False outside
+        self._folders: dict[str, str | None] = {}  # folder -> its root-relative prefix, None outside
         self.nested_engines: list[Engine] = []  # the nested roots checked from here (shares one list)
 
     @classmethod
@@ -217,14 +217,19 @@ class Engine:
         artifact is judged, and refused if it leaves the root, when it is read.
         """
         folder, name = os.path.split(os.path.abspath(path))
-        inside = self._folders.get(folder)
-        if inside is None:
-            real = os.path.realpath(folder)
-            root = str(self.config.root)
-            inside = self._folders[folder] = (
-                "" if real == root else real[len(root) + 1:] + "/" if real.startswith(root + os.sep) else False
-            )
-        return None if inside is False else inside.replace(os.sep, "/") + name
+        if folder not in self._folders:
+            self._folders[folder] = self._folder_prefix(os.path.realpath(folder))
+        prefix = self._folders[folder]
+        return None if prefix is None else prefix + name
+
+    def _folder_prefix(self, real: str) -> str | None:
+        """``sub/folder/`` for a real folder below the root, ``""`` for the root, None outside."""
+        root = str(self.config.root)
+        if real == root:
+            return ""
+        if not real.startswith(root.rstrip(os.sep) + os.sep):
+            return None
+        return Path(real[len(root.rstrip(os.sep)) + 1 :]).as_posix() + "/"
 
     def is_excluded(self, rel: str) -> bool:
         return globs.matches(rel, self.config.exclude)

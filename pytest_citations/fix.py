@@ -105,12 +105,12 @@ def write_atomic(original: sources.Source, data: bytes) -> None:
         on_disk = None
     if on_disk != original.raw:
         raise FileChangedError(f"{original.rel} changed while it was being fixed; nothing was written")
-    _replace_atomically(target, data, os.stat(target).st_mode & 0o7777)
+    replace_atomically(target, data, os.stat(target).st_mode & 0o7777)
 
 
 def create_atomic(root, rel: str, data: bytes) -> None:
     """Create a new file inside ``root`` the same way a fix writes one."""
-    _replace_atomically(sources.resolve_inside(root, rel), data, 0o644)
+    replace_atomically(sources.resolve_inside(root, rel), data, 0o644)
 
 
 STALE_TEMPORARY_SECONDS = 600
@@ -131,15 +131,17 @@ def _remove_stale_temporaries(target) -> None:
                 continue
 
 
-def _replace_atomically(target, data: bytes, mode: int) -> None:
-    """Write through a temporary file in the target's folder: fsync, ``mode``, ``os.replace``."""
+def replace_atomically(target, data: bytes, mode: int, durable: bool = True) -> None:
+    """Write through a temporary file in the target's folder: fsync (unless not ``durable``: a
+    cache may lose its last write to a power cut, a fixed file may not), ``mode``, ``os.replace``."""
     _remove_stale_temporaries(target)
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
+            if durable:
+                stream.flush()
+                os.fsync(stream.fileno())
         os.chmod(temporary, mode)
         os.replace(temporary, target)
     except BaseException:
