@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,15 +24,21 @@ YAML: Any = None
 MarkedYAMLError: Any = None
 ReaderError: Any = None
 ScalarNode: Any = None
+CParser: Any = None  # ruamel.yaml.clib's parser; stays None where it is not installed
 
 
 def _import_ruamel() -> None:
-    global YAML, MarkedYAMLError, ReaderError, ScalarNode
+    global YAML, MarkedYAMLError, ReaderError, ScalarNode, CParser
     if YAML is None:
         from ruamel.yaml import YAML
         from ruamel.yaml.error import MarkedYAMLError
         from ruamel.yaml.nodes import ScalarNode
         from ruamel.yaml.reader import ReaderError
+
+        try:
+            from _ruamel_yaml import CParser
+        except ImportError:
+            CParser = None
 
 DELIMITER = "---"
 _CORE_TAGS = {f"tag:yaml.org,2002:{name}" for name in ("str", "int", "float", "bool", "null", "seq", "map", "timestamp")}
@@ -182,13 +189,22 @@ class _Builder:
         self.yaml = _yaml(pure)
         self.keep = keep  # top-level keys whose values are built; None: all
         self.version = None
+        self.pure = pure
+
+    def _events(self, text: str) -> Iterator[Any]:
+        """The parser events of ``text``. The C parser is driven directly: ``YAML.parse`` would
+        build a loader class, a constructor and a resolver for every text, which costs more than
+        parsing a small front matter; the events are the C parser's either way."""
+        if self.pure or CParser is None:
+            return iter(self.yaml.parse(text))
+        return iter(CParser(text).get_event, None)
 
     def _position(self, event) -> tuple[int, int, int]:
         mark = event.start_mark
         return self.first_line + mark.line, mark.column + 1, mark.index
 
     def build(self, text: str) -> Node | None:
-        events = iter(self.yaml.parse(text))
+        events = self._events(text)
         root = None
         documents = 0
         for event in events:
@@ -206,13 +222,12 @@ class _Builder:
                 root = self._node(event, events, self.keep)
         return root
 
-    def _flag(self, event) -> bool:
+    def _flag(self, event, line: int, col: int) -> bool:
         """Report an anchor or a tag outside the core schema; True when the value must be dropped."""
-        line, col, _ = self._position(event)
-        anchor = getattr(event, "anchor", None)
+        anchor = event.anchor
         if anchor:
             self.problems.append(Problem("alias", f"YAML anchor &{anchor} is not allowed in front matter", line, col))
-        tag = getattr(event, "tag", None)
+        tag = event.tag
         if tag and tag not in _CORE_TAGS and tag != "!":
             shown = "!!" + tag[len("tag:yaml.org,2002:"):] if tag.startswith("tag:yaml.org,2002:") else tag
             self.problems.append(Problem("tag", f"YAML tag {shown} is not allowed in front matter", line, col))
@@ -220,15 +235,16 @@ class _Builder:
         return False
 
     def _node(self, event, events, keep: frozenset[str] | None = None) -> Node | None:
-        line, col, start = self._position(event)
+        mark = event.start_mark
+        line, col, start = self.first_line + mark.line, mark.column + 1, mark.index
         kind = type(event).__name__
         if kind == "AliasEvent":
             self.problems.append(Problem("alias", f"YAML alias *{event.anchor} is not allowed in front matter", line, col))
             return None
-        drop = self._flag(event)
+        # most values have neither an anchor nor a tag: _flag is called for those that do
+        drop = (event.anchor is not None or event.tag is not None) and self._flag(event, line, col)
         if kind == "ScalarEvent":
-            value = None if drop else self._scalar(event)
-            return None if drop else Node(value, line, col, start, event.end_mark.index)
+            return None if drop else Node(self._scalar(event, line, col), line, col, start, event.end_mark.index)
         if kind == "SequenceStartEvent":
             items = []
             for item in events:
@@ -259,33 +275,40 @@ class _Builder:
                     values[name] = value
         raise AssertionError(f"unexpected YAML event {event!r}")
 
-    def _scalar(self, event) -> Any:
-        text = event.value
-        if event.tag is None and (event.style or not event.implicit[0]):
+    def _scalar(self, event, line: int, col: int) -> Any:
+        text, tag = event.value, event.tag
+        if tag is None and (event.style or not event.implicit[0]):
             return text  # quoted: a string
-        tag = str(event.tag) if event.tag else self._implicit_tag(text, event.implicit)
+        if tag:
+            return self._construct(str(tag), text, line, col)
+        return self._plain(text, tuple(event.implicit), line, col)
+
+    def _plain(self, text: str, implicit: tuple, line: int, col: int) -> Any:
+        """The value of a plain scalar (int, bool, null...), remembered per text: front matter
+        repeats the same plain values (every key is one), and resolving one walks the resolver's
+        table. The values are immutable; one that fails to construct is never remembered."""
+        key = (self.version, text, implicit)
+        value = _PLAIN_VALUES.get(key, _UNSEEN)
+        if value is _UNSEEN:
+            problems = len(self.problems)
+            value = self._construct(str(self.yaml.resolver.resolve(ScalarNode, text, implicit)), text, line, col)
+            if len(self.problems) == problems:
+                if len(_PLAIN_VALUES) > 4096:
+                    _PLAIN_VALUES.clear()
+                _PLAIN_VALUES[key] = value
+        return value
+
+    def _construct(self, tag: str, text: str, line: int, col: int) -> Any:
         try:
             return _construct(tag, text)
         except ValueError:
-            line, col, _ = self._position(event)
             shown = "!!" + tag.rsplit(":", 1)[-1]
             self.problems.append(Problem("syntax", f"{text!r} is not a valid {shown}", line, col))
             return text
 
 
-    def _implicit_tag(self, text: str, implicit) -> str:
-        """The tag YAML gives a plain scalar (int, bool, null...), remembered per text: front
-        matter repeats the same plain values, and resolving one walks the resolver's table."""
-        key = (self.version, text, tuple(implicit))
-        tag = _IMPLICIT_TAGS.get(key)
-        if tag is None:
-            if len(_IMPLICIT_TAGS) > 4096:
-                _IMPLICIT_TAGS.clear()
-            tag = _IMPLICIT_TAGS[key] = str(self.yaml.resolver.resolve(ScalarNode, text, implicit))
-        return tag
-
-
-_IMPLICIT_TAGS: dict[tuple, str] = {}
+_PLAIN_VALUES: dict[tuple, Any] = {}
+_UNSEEN = object()
 _YAML: dict[bool, Any] = {}
 
 

@@ -74,3 +74,71 @@ def test_the_index_reads_id_and_links_as_the_full_read_does(text):
 
     full, indexed = read_memory("notes/stem.md", text), read_memory("notes/stem.md", text, INDEXED_FIELDS)
     assert (indexed.id, indexed.links) == (full.id, full.links)
+
+
+# -- the C parser driven directly gives the events YAML.parse gives ----------------------------------
+
+_EVENT_FIELDS = ("anchor", "tag", "implicit", "value", "style", "flow_style", "explicit", "version", "tags")
+
+
+def _event_rows(events) -> list[tuple]:
+    rows = []
+    for event in events:
+        marks = tuple((mark.line, mark.column, mark.index) for mark in (event.start_mark, event.end_mark))
+        rows.append((type(event).__name__, marks, tuple(repr(getattr(event, name, None)) for name in _EVENT_FIELDS)))
+    return rows
+
+
+def _events_both_ways(text: str):
+    frontmatter._import_ruamel()
+    results = []
+    for events in (lambda: frontmatter._yaml(False).parse(text), lambda: frontmatter._Builder(1, pure=False)._events(text)):
+        try:
+            results.append(_event_rows(events()))
+        except Exception as exc:  # both must refuse the same text the same way
+            results.append((type(exc).__name__, str(exc)))
+    return results
+
+
+def _hostile_memories() -> list:
+    return sorted((PROJECT / "tests" / "hostile").glob("*.md"))
+
+
+DIRECT_TEXTS = [
+    *TEXTS,
+    "%YAML 1.1\n---\nb: yes\nc: 0o17\n",
+    "%TAG !e! tag:example.com,2000:\n---\na: !e!x 1\n",
+    "? complex\n: key\n'quoted': \"esc\\x41\\u00e9\"\nflow: {a: [b, {c: d}]}\n",
+    "a: 1\n...\n",
+    "",
+    "# only a comment\n",
+    "bad: {a: 1: 2}\n",
+    "\ufeffa: 1\n",
+    "a:\r\n  - b\r\n",
+]
+
+
+@pytest.mark.parametrize("text", DIRECT_TEXTS, ids=lambda t: repr(t[:20]))
+def test_the_c_parser_driven_directly_gives_the_same_events(text):
+    via_yaml, direct = _events_both_ways(text)
+    assert direct == via_yaml
+
+
+@pytest.mark.parametrize("path", FIXTURE_MEMORIES + _hostile_memories(), ids=lambda p: p.name)
+def test_the_c_parser_driven_directly_gives_the_same_events_on_files(path):
+    text = path.read_bytes().decode("utf-8", "replace")
+    bounds = frontmatter.split(text)
+    yaml = text[bounds[0] : bounds[1]] if bounds and bounds[1] != -1 else text
+    via_yaml, direct = _events_both_ways(yaml)
+    assert direct == via_yaml
+
+
+def test_the_c_parser_driven_directly_gives_the_same_events_on_real_memories(realdata):
+    paths = sorted(realdata.glob("**/*.md"))
+    assert paths
+    for path in paths:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        bounds = frontmatter.split(text)
+        if bounds and bounds[1] != -1:
+            via_yaml, direct = _events_both_ways(text[bounds[0] : bounds[1]])
+            assert direct == via_yaml, path
