@@ -159,29 +159,58 @@ def headings(text: str) -> list[tuple[str, int]]:
     return [(_norm(m.group("text")), text.count("\n", 0, m.start()) + 1) for m in _HEADING.finditer(text)]
 
 
-def _token_markers(inline) -> list[int]:
-    """Marker numbers in an inline token's text, outside links, code and HTML."""
+def _token_markers(children) -> list[int]:
+    """Marker numbers in an inline token's children, outside links, code and HTML. Adjacent text
+    and escape (``text_special``) children are read as one text, as markdown-it's ``text_join``
+    core rule joins them."""
     numbers: list[int] = []
     depth = 0
-    for child in inline.children or ():
+    run: list[str] = []
+    for child in children:
+        if child.type in ("text", "text_special"):
+            if depth == 0:
+                run.append(child.content)
+            continue
+        if run:
+            numbers.extend(int(n) for n in _MARKER_TEXT.findall("".join(run)))
+            run = []
         if child.type == "link_open":
             depth += 1
         elif child.type == "link_close":
             depth -= 1
-        elif child.type == "text" and depth == 0:
-            numbers.extend(int(n) for n in _MARKER_TEXT.findall(child.content))
+    if run:
+        numbers.extend(int(n) for n in _MARKER_TEXT.findall("".join(run)))
     return numbers
 
 
 _NEWLINE = re.compile("\n")
+# What can make a ``[N]`` of a bullet's source something other than a marker in its inline text:
+# an inline link, an autolink or HTML, an escape, an entity, a code span (link reference
+# definitions are checked apart).
+_INLINE_SYNTAX = re.compile(r"\]\(|[<\\`]|&(?:#|\w+;)")
 
 
 @functools.cache
 def _markdown():
-    """One CommonMark parser for the run (building one costs a tenth of parsing a brief)."""
+    """One CommonMark parser for the run (building one costs a tenth of parsing a brief), for
+    blocks only: inline parsing, over half of a full parse, is done for the few bullets that need
+    it (:func:`_marker_numbers`)."""
     from markdown_it import MarkdownIt
 
-    return MarkdownIt("commonmark")
+    return MarkdownIt("commonmark").disable(["inline", "text_join"])
+
+
+def _marker_numbers(token, source: str, candidates: list[Marker], env: dict[str, Any]) -> list[int]:
+    """The numbers of an inline token's markers as CommonMark reads them (outside links, code and
+    HTML). When ``source`` (the token's lines) holds no link, escape, entity, code span or HTML and
+    the file defines no link references, every candidate ``[N]`` is read as text: the candidates
+    are the markers, without an inline parse."""
+    if not env.get("references") and not _INLINE_SYNTAX.search(source):
+        return [candidate.number for candidate in candidates]
+    md = _markdown()
+    children: list = []
+    md.inline.parse(token.content, md, env, children)
+    return _token_markers(children)
 
 
 def read_brief(rel: str, text: str, options: dict[str, Any]) -> Brief:
@@ -243,7 +272,7 @@ def read_brief(rel: str, text: str, options: dict[str, Any]) -> Brief:
             for m in _MARKER.finditer(prose)
             if prose[m.end() : m.end() + 1] != "("
         ]
-        wanted = _token_markers(token)
+        wanted = _marker_numbers(token, text[start:end], candidates, env) if candidates else []
         markers: list[Marker] = []
         for candidate in candidates:
             if wanted and candidate.number == wanted[0]:

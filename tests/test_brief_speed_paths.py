@@ -1,0 +1,136 @@
+"""The fast paths of brief checking give exactly what the plain ways of computing the same thing
+give: the block-only Markdown parse with markers read without an inline parse where nothing can
+make them links, against markdown-it's full parse, on every fixture brief, the hostile corpus,
+hand-made bullets and generated ones."""
+
+from __future__ import annotations
+
+import functools
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import PROJECT, TESTS
+from pytest_citations.kinds import briefs
+
+_MARKER_TEXT = re.compile(r"\[([0-9]{1,9})\]")
+OPTIONS = {"claim-sections": briefs.CLAIM_SECTIONS, "references-heading": "References"}
+
+
+def reference_token_markers(inline) -> list[int]:
+    """Marker numbers of a fully parsed inline token: its text children outside links."""
+    numbers: list[int] = []
+    depth = 0
+    for child in inline.children or ():
+        if child.type == "link_open":
+            depth += 1
+        elif child.type == "link_close":
+            depth -= 1
+        elif child.type == "text" and depth == 0:
+            numbers.extend(int(n) for n in _MARKER_TEXT.findall(child.content))
+    return numbers
+
+
+@functools.cache
+def full_parser():
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark")
+
+
+def summary(brief: briefs.Brief) -> tuple:
+    """Everything :func:`briefs.read_brief` found, in comparable form."""
+    entries = [(e.number, e.line, e.col, e.text, e.match.groupdict() if e.match else None) for e in brief.entries]
+    references = (brief.references.title, brief.references.line) if brief.references else None
+    return brief.sections, brief.missing_sections, references, entries, brief.swallowed
+
+
+def read_both(text: str, monkeypatch) -> tuple[tuple, tuple]:
+    """(the fast reading, the reference reading: full parse, markers from the parsed children)."""
+    fast = summary(briefs.read_brief("b.md", text, OPTIONS))
+    with monkeypatch.context() as patch:
+        patch.setattr(briefs, "_markdown", full_parser)
+        patch.setattr(briefs, "_marker_numbers", lambda token, source, candidates, env: reference_token_markers(token))
+        reference = summary(briefs.read_brief("b.md", text, OPTIONS))
+    return fast, reference
+
+
+def brief_with(bullets: list[str], references: str = '[1] Fed. "T". https://a.example/x') -> str:
+    claims = "\n".join(f"- {bullet}" for bullet in bullets)
+    return (
+        f"## Prevailing View\n{claims}\n\n## Counterarguments\n- Other. [2]\n\n## Minority View\n- x [3]\n\n"
+        f"## What to Watch\n- y [1]\n\n## References\n{references}\n"
+    )
+
+
+def corpus_files() -> list[Path]:
+    found = sorted(PROJECT.joinpath("fixtures").rglob("*.md")) + sorted((TESTS / "hostile").glob("*.md"))
+    bench = Path("/tmp/pytest-citations-bench")
+    for folder in sorted(bench.glob("briefs-scale0.01-*"))[:1]:
+        found += sorted(folder.rglob("*.md"))[:200]
+    return found
+
+
+@pytest.mark.parametrize("path", corpus_files(), ids=lambda p: p.name)
+def test_fixture_and_hostile_files_read_the_same(path, monkeypatch):
+    text = path.read_bytes().decode("utf-8", "replace")
+    fast, reference = read_both(text, monkeypatch)
+    assert fast == reference
+
+
+TRICKY_BULLETS = [
+    "Plain claim. [1][2]",
+    "Link [text](https://x.example) then [1]",
+    "Marker as link text [1](https://x.example) and [2]",
+    "Nested [a [1] b](https://x.example) [2]",
+    "Reference link [text][1] and [2]",
+    "Collapsed [1][] and [2]",
+    "Autolink <https://x.example/[1]> [2]",
+    "Inline HTML <span>[1]</span> [2]",
+    "Comment <!-- [1] --> [2]",
+    "Entity &#91;1] and &#x5B;2&#93; [3] &amp; S&P 500 [1]",
+    "Escaped \\[1] then [2]",
+    "Escaped bracket [1\\] and [2]",
+    "Image ![1](https://x.example/i.png) [2]",
+    "Image ![alt [1]](u) [2]",
+    "Code `[1]` and ``[2] ` `` [3]",
+    "Code across lines `a\n  [1] b` [2]",
+    "Unclosed `[1] code [2]",
+    "Emphasis *[1]* and _[2]_ [3]",
+    "Brackets [[1]] and [ [2] ]",
+    "Long [1234567890] and [123456789]",
+    "Paren after [1](not a link and [2]",
+    "Broken link [1](x [2]",
+    "Link over lines [a\n  [1]](u) [2]",
+    "Fullwidth [３] and [1]",
+    "Soft\n  break [1]\n  [2]",
+    "Hard  \n  break [1]",
+]
+
+
+@pytest.mark.parametrize("bullet", TRICKY_BULLETS)
+@pytest.mark.parametrize("definitions", ["", "\n\n[1]: https://x.example/one\n[zz]: https://x.example/z"])
+def test_tricky_bullets_read_the_same(bullet, definitions, monkeypatch):
+    fast, reference = read_both(brief_with([bullet, "Second [2]"]) + definitions, monkeypatch)
+    assert fast == reference
+
+
+FRAGMENTS = st.sampled_from([
+    "[1]", "[2]", "[12]", "](", "](u)", "(", ")", "[", "]", "<", ">", "<b>", "<https://x.y>", "`", "``", "\\", "\\[",
+    "&#91;", "&#93;", "&amp;", "&", "*", "_", "!", " ", "\n  ", "word", "<!--", "-->", "[1]: u", "[x][1]", "1", ":",
+])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(FRAGMENTS, min_size=1, max_size=12).map("".join), min_size=1, max_size=3), st.booleans())
+def test_generated_bullets_read_the_same(bullets, define):
+    patch = pytest.MonkeyPatch()
+    try:
+        text = brief_with(bullets) + ("\n\n[1]: https://x.example/one\n" if define else "")
+        fast, reference = read_both(text, patch)
+    finally:
+        patch.undo()
+    assert fast == reference
