@@ -18,7 +18,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import os
 import stat
 import time
 from collections.abc import Callable
@@ -156,11 +155,9 @@ class ResultCache:
 
     def _fingerprint(self, rel: str) -> str:
         try:
-            path = sources.resolve_inside(self.root, rel)
+            path, info = sources.stat_inside(self.root, rel)
         except sources.SourceError:
             return UNRESOLVABLE
-        try:
-            info = os.stat(path)
         except FileNotFoundError:
             return ABSENT
         except OSError:
@@ -262,10 +259,9 @@ class ResultCache:
     def paths_digest(self, paths: list[str]) -> str:
         """One digest of the current fingerprints of ``paths`` (the files table holds each file's
         hash once; a result keeps only this)."""
-        digest = hashlib.sha256()
-        for path in paths:
-            digest.update(f"{path}\0{self.fingerprint(path)}\0".encode("utf-8", "surrogateescape"))
-        return digest.hexdigest()
+        fingerprint = self.fingerprint
+        text = "".join([f"{path}\0{fingerprint(path)}\0" for path in paths])
+        return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
 
     def depends_on(self, rel: str, changed: set[str]) -> bool | None:
         """Whether the last check of ``rel`` read one of the ``changed`` paths; None if unknown."""

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from pytest_citations.cache import ResultCache
 
 SNIFF_BYTES = 64 * 1024
+_INCLUDED = 0  # a kind's claims(rel) when its include globs match (1: only its sniff globs do)
 
 
 class FileContext:
@@ -113,7 +114,8 @@ class Engine:
         self._memos: dict[Any, tuple[Any, dependencies.Recorder]] = {}
         self._index_digests: dict[str, str] = {}
         self._kinds: dict[str, tuple] = {}  # rel -> kinds_for(rel), once per run
-        self._kind_matchers: list[tuple] | None = None
+        self._walks: dict[tuple, tuple[list, list[str]]] = {}  # (folder, excludes) -> what _walk found
+        self._kind_matchers: tuple | None = None
         self._folders: dict[str, str | None] = {}  # folder -> its root-relative prefix, None outside
         self.nested_engines: list[Engine] = []  # the nested roots checked from here (shares one list)
 
@@ -206,6 +208,7 @@ class Engine:
         self._memos.clear()
         self._index_digests.clear()
         self._kinds.clear()
+        self._walks.clear()
 
     # -- which files -------------------------------------------------------------------------
 
@@ -255,29 +258,32 @@ class Engine:
         return found
 
     def _claim(self, rel: str) -> tuple:
+        claimable, matchers = self._matchers()
+        if not claimable(rel):
+            return ()
         claimed = []
         to_sniff = []
-        for kind, excluded, included, sniffed in self._matchers():
-            if excluded(rel):
+        for kind, claims, excluded in matchers:
+            how = claims(rel)
+            if how is None or excluded(rel):
                 continue
-            if included(rel):
-                claimed.append(kind)
-            elif sniffed(rel):
-                to_sniff.append(kind)
+            (claimed if how == _INCLUDED else to_sniff).append(kind)
         if to_sniff:
             names = self.file_memo("sniff", rel, lambda: self._sniff(rel, to_sniff))
             claimed.extend(kind for kind in to_sniff if kind.name in names)
         return tuple(sorted(claimed, key=self.kinds.index))
 
-    def _matchers(self) -> list[tuple]:
-        """(kind, excluded(rel), included(rel), sniffed(rel)) per kind: each list of globs as one
-        compiled test, since every file of a walk goes through all of them."""
+    def _matchers(self) -> tuple:
+        """(claimable(rel), [(kind, claims(rel), excluded(rel)), ...]): whether any kind's include
+        or sniff globs match, and per kind which of its include and sniff globs match first and
+        whether its excludes do; compiled once, since every file of a walk goes through them."""
         if self._kind_matchers is None:
-            self._kind_matchers = [
-                (kind, globs.matcher(settings.exclude), globs.matcher(settings.include), globs.matcher(kind.sniff_include))
-                for kind in self.kinds
-                for settings in (self.config.kinds[kind.name],)
-            ]
+            settings = [self.config.kinds[kind.name] for kind in self.kinds]
+            every = tuple(p for kind, own in zip(self.kinds, settings, strict=True) for p in (*own.include, *kind.sniff_include))
+            self._kind_matchers = (globs.matcher(every), [
+                (kind, globs.first_match((own.include, kind.sniff_include)), globs.matcher(own.exclude))
+                for kind, own in zip(self.kinds, settings, strict=True)
+            ])
         return self._kind_matchers
 
     def _sniff(self, rel: str, kinds: list) -> list[str]:
@@ -322,13 +328,27 @@ class Engine:
                     yield rel, kinds
 
     def _walk(self, folder: Path, nested: list[str], excludes: tuple[str, ...]) -> Iterator[tuple[str, tuple]]:
+        """The artifacts below ``folder``, walked once per run (a run-wide index walks the root
+        again to find every file of its kind)."""
+        key = (str(folder), excludes)
+        walked = self._walks.get(key)
+        if walked is None:
+            walked = self._walks[key] = self._walk_tree(folder, excludes)
+        found, nested_here = walked
+        nested.extend(nested_here)
+        yield from found
+
+    def _walk_tree(self, folder: Path, excludes: tuple[str, ...]) -> tuple[list[tuple[str, tuple]], list[str]]:
         root = self.config.root
+        excluded = globs.matcher(excludes)
+        found: list[tuple[str, tuple]] = []
+        nested: list[str] = []
         for current, dirnames, filenames in os.walk(folder):
             base = Path(current).relative_to(root).as_posix()
             prefix = "" if base == "." else base + "/"
             kept = []
             for name in sorted(dirnames):
-                if globs.matches(prefix + name, excludes):
+                if excluded(prefix + name):
                     continue
                 if has_settings(Path(current) / name):
                     nested.append(prefix + name)
@@ -337,11 +357,12 @@ class Engine:
             dirnames[:] = kept
             for name in sorted(filenames):
                 rel = prefix + name
-                if globs.matches(rel, excludes):
+                if excluded(rel):
                     continue
                 kinds = self.kinds_for(rel)
                 if kinds:
-                    yield rel, kinds
+                    found.append((rel, kinds))
+        return found, nested
 
     # -- checking ----------------------------------------------------------------------------
 

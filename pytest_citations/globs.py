@@ -58,6 +58,23 @@ def matcher(patterns) -> Callable[[str], bool]:
     return lambda path: match(path) is not None
 
 
+def first_match(lists) -> Callable[[str], int | None]:
+    """A test of which of several lists of globs a path matches first: the index of the first
+    list with a match, or None. One regex match per path, where a :func:`matcher` per list would
+    take one per list (a kind's include and sniff globs, tried on every file of a walk)."""
+    alternatives = [f"(?P<g{index}>{'|'.join(f'(?:{_glob_regex(p)})' for p in patterns)})"
+                    for index, patterns in enumerate(lists) if patterns]
+    if not alternatives:
+        return lambda path: None
+    match = re.compile("|".join(alternatives), re.S).match
+
+    def first(path: str) -> int | None:
+        found = match(path)
+        return None if found is None else int(found.lastgroup[1:])
+
+    return first
+
+
 def literal_prefix(pattern: str) -> str:
     """The folders a pattern names before its first wildcard (``.serena/memories/`` for
     ``.serena/memories/**/*.md``); empty when it can match anywhere."""

@@ -88,10 +88,38 @@ def _resolve_file(candidate: str) -> Path:
     return resolve(Path(candidate)) if is_link else _resolved_folder(folder) / name
 
 
+@functools.lru_cache(maxsize=4096)
+def _resolved_folder_text(folder: str) -> str:
+    return str(_resolved_folder(folder))
+
+
 def forget_folders() -> None:
     """Forget resolved roots and folders (a new run may see a rearranged tree)."""
     resolved_root.cache_clear()
     _resolved_folder.cache_clear()
+    _resolved_folder_text.cache_clear()
+
+
+def stat_inside(root: Path, path: str) -> tuple[str, os.stat_result]:
+    """:func:`resolve_inside` and ``os.stat`` of what it resolves to, as (path, stat), in one
+    ``lstat`` for a regular file that is no symlink (the result cache stats every file a result
+    read, on every run). Anything else takes :func:`resolve_inside` and ``os.stat``, and raises
+    what they raise."""
+    real_root = resolved_root(root)
+    candidate = os.path.join(real_root, path)
+    folder, name = os.path.split(candidate)
+    try:
+        info = os.lstat(candidate) if name not in ("", ".", "..") else None
+    except (OSError, ValueError):
+        info = None
+    if info is not None and stat.S_ISREG(info.st_mode):
+        base = str(real_root)
+        real_folder = _resolved_folder_text(folder)
+        if real_folder == base or real_folder.startswith(base if base.endswith(os.sep) else base + os.sep):
+            dependencies.note_path(real_root, path)
+            return os.path.join(real_folder, name), info
+    resolved = resolve_inside(root, path)
+    return str(resolved), os.stat(resolved)
 
 
 def resolve_inside(root: Path, path: Path | str) -> Path:

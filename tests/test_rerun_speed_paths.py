@@ -1,0 +1,160 @@
+"""The fast paths of a re-run proven equal to the slow ones: resolving and stat-ing a file in one
+``lstat`` (sources.stat_inside), one regex per kind for its include and sniff globs
+(globs.first_match), and a walk done once per run."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+
+import pytest
+
+from pytest_citations import dependencies, globs, sources
+from pytest_citations.engine import Engine
+
+
+def _reference(root, rel):
+    """What stat_inside stands for: resolve_inside, then os.stat of what it resolved to."""
+    try:
+        resolved = sources.resolve_inside(root, rel)
+    except sources.SourceError as exc:
+        return ("SourceError", exc.code)
+    try:
+        info = os.stat(resolved)
+    except OSError as exc:
+        return (type(exc).__name__,)
+    return (str(resolved), info.st_size, info.st_mtime_ns, info.st_ino, info.st_mode)
+
+
+def _fast(root, rel):
+    try:
+        path, info = sources.stat_inside(root, rel)
+    except sources.SourceError as exc:
+        return ("SourceError", exc.code)
+    except OSError as exc:
+        return (type(exc).__name__,)
+    return (path, info.st_size, info.st_mtime_ns, info.st_ino, info.st_mode)
+
+
+@pytest.fixture
+def tricky_tree(tmp_path):
+    """A root reached through a symlink, holding every kind of path a cache fingerprints."""
+    real = tmp_path / "real"
+    (real / "src" / "pkg").mkdir(parents=True)
+    (real / "src" / "pkg" / "a.py").write_text("a\n")
+    (real / "top.md").write_text("top\n")
+    (tmp_path / "outside.txt").write_text("secret\n")
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "x.py").write_text("x\n")
+    os.symlink(real / "src" / "pkg" / "a.py", real / "link-in.py")
+    os.symlink(tmp_path / "outside.txt", real / "link-out.txt")
+    os.symlink(tmp_path / "outside", real / "folder-out")
+    os.symlink(real / "src", real / "folder-in")
+    os.symlink("loop-b", real / "loop-a")
+    os.symlink("loop-a", real / "loop-b")
+    os.symlink("missing-target", real / "dangling")
+    os.mkfifo(real / "fifo")
+    os.symlink(real, tmp_path / "via-link")
+    return tmp_path / "via-link"
+
+
+TRICKY_PATHS = [
+    "src/pkg/a.py", "top.md", "link-in.py", "link-out.txt", "folder-out/x.py", "folder-in/pkg/a.py",
+    "loop-a", "loop-a/x", "dangling", "fifo", "src", "src/", "missing.py", "src/missing/deeper.py",
+    "src/pkg/a.py/below", "../outside.txt", "src/../top.md", "src/./pkg/a.py", "./top.md", ".", "..",
+    "src/pkg/..", "nul\0byte", "x" * 5000, "src//pkg//a.py",
+]
+
+
+@pytest.mark.parametrize("rel", TRICKY_PATHS)
+def test_stat_inside_answers_as_resolve_inside_then_stat(tricky_tree, rel):
+    sources.forget_folders()
+    assert _fast(tricky_tree, rel) == _reference(tricky_tree, rel)
+
+
+@pytest.mark.parametrize("rel", ["src/pkg/a.py", "missing.py", "link-out.txt", "folder-in/pkg/a.py"])
+def test_stat_inside_notes_the_path_as_resolve_inside_does(tricky_tree, rel):
+    sources.forget_folders()
+    noted = []
+    for read in (sources.stat_inside, sources.resolve_inside):
+        with dependencies.recording() as recorded, contextlib.suppress(sources.SourceError, OSError):
+            read(tricky_tree, rel)
+        noted.append(recorded.paths)
+    assert noted[0] == noted[1] and noted[0]
+
+
+GLOB_LISTS = [
+    ((".serena/memories/**/*.md",), ("**/*.md",)),
+    ((), ("**/*.json", "**/*.jsonl", "**/*.md", "**/*.markdown")),
+    (("eval/*.jsonl", "eval/manifest.json", "**/*.ttl"), ("**/*.jsonl",)),
+    (("**/synthesis.md", "**/synthesis/*.md", "**/summaries/*.md"), ()),
+    ((), ()),
+    (("vendor",), ("a/?.md", "*.md")),
+]
+GLOB_PATHS = [
+    ".serena/memories/a.md", ".serena/memories/x/y/b.md", ".serena/b.md", "notes.md", "a/b.md", "a/bc.md",
+    "eval/x.jsonl", "eval/deep/x.jsonl", "eval/manifest.json", "x/manifest.json", "g.ttl", "synthesis.md",
+    "r/synthesis/s.md", "r/summaries/deep/s.md", "vendor/x/y.md", "vendors/x", "x.json", "x.markdown",
+    "a\nb.md", "src/m.py", "",
+]
+
+
+@pytest.mark.parametrize("lists", GLOB_LISTS)
+def test_first_match_is_the_first_list_that_matches(lists):
+    first = globs.first_match(lists)
+    for path in GLOB_PATHS:
+        expected = next((index for index, patterns in enumerate(lists) if globs.matches(path, patterns)), None)
+        assert first(path) == expected, path
+
+
+def _memories_repo(root, count=3):
+    (root / "pyproject.toml").write_text("[tool.citations]\n")
+    (root / "src").mkdir()
+    (root / "src" / "a.py").write_text("def a():\n    return 1\n")
+    folder = root / ".serena" / "memories"
+    folder.mkdir(parents=True)
+    for number in range(count):
+        (folder / f"m{number}.md").write_text(
+            f"---\nid: mem-{number}\nsubject: s\ncitations:\n  - path: src/a.py\n    line: 1\n    snippet: def a\n---\nbody\n"
+        )
+    (root / "notes.md").write_text("# notes\n")
+    return root
+
+
+def test_a_run_walks_the_tree_once(tmp_path, monkeypatch):
+    root = _memories_repo(tmp_path)
+    engine = Engine.load(root)
+    walks = []
+    real_walk = os.walk
+    monkeypatch.setattr(os, "walk", lambda *args, **kwargs: walks.append(args) or real_walk(*args, **kwargs))
+    first = list(engine.discover([root]))
+    again = list(engine.discover([root]))  # as a run-wide index does
+    assert first == again and len(walks) == 1
+    assert [rel for rel, _ in first] == [".serena/memories/m0.md", ".serena/memories/m1.md", ".serena/memories/m2.md"]
+    engine.forget()  # after --fix rewrote files, the tree is walked again
+    list(engine.discover([root]))
+    assert len(walks) == 2
+
+
+def test_claims_are_those_of_each_kinds_globs_taken_one_by_one(tmp_path):
+    """Engine._claim against the plain reading of the settings: a kind claims a file that its
+    excludes leave and its include globs match, or its sniff globs match and its sniff says so."""
+    root = _memories_repo(tmp_path)
+    (root / "run" / "citations").mkdir(parents=True)
+    (root / "run" / "citations" / "citations.jsonl").write_text("")
+    (root / "eval").mkdir()
+    (root / "eval" / "manifest.json").write_text("{}")
+    (root / "synthesis.md").write_text("# s\n")
+    engine = Engine.load(root)
+    for current, _, names in os.walk(root):
+        for name in names:
+            rel = os.path.relpath(os.path.join(current, name), root).replace(os.sep, "/")
+            expected = []
+            for kind in engine.kinds:
+                settings = engine.config.kinds[kind.name]
+                if globs.matches(rel, settings.exclude):
+                    continue
+                included = globs.matches(rel, settings.include)
+                if included or (globs.matches(rel, kind.sniff_include) and kind.sniff((root / rel).read_text())):
+                    expected.append(kind.name)
+            assert [kind.name for kind in engine.kinds_for(rel)] == expected, rel
