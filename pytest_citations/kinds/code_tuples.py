@@ -102,8 +102,21 @@ def parse_inline(body: str, offset: int = 0) -> InlineMatch | None:
     )
 
 
+# What every inline tuple leaves in the raw text: its ``[`` and artifact id, whose characters are
+# neither space nor markup (see _BODY and looks_like_path) and which holds a "/" or a "." (a path
+# or a file extension). Blanking non-prose keeps offsets and turns characters into spaces only, so
+# text without this has no tuple, and is not blanked or scanned (most Markdown and JSON files).
+_MAY_HOLD_INLINE = re.compile(r"""\[[^\s@,\[\]()<>"'`|*?{}\\]*[./]""")
+
+
 def find_inline(text: str) -> Iterator[InlineMatch]:
     """Every inline tuple in Markdown ``text``, in order."""
+    if _MAY_HOLD_INLINE.search(text) is None:
+        return iter(())
+    return _scan_inline(text)
+
+
+def _scan_inline(text: str) -> Iterator[InlineMatch]:
     prose = markdown_text.prose(text)
     for bracket in _BRACKET.finditer(prose):
         line_start = prose.rfind("\n", 0, bracket.start()) + 1
