@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from conftest import PROJECT, TESTS
 from pytest_citations.kinds import briefs
+from pytest_citations.rules import brief_quality
 
 _MARKER_TEXT = re.compile(r"\[([0-9]{1,9})\]")
 OPTIONS = {"claim-sections": briefs.CLAIM_SECTIONS, "references-heading": "References"}
@@ -134,3 +135,89 @@ def test_generated_bullets_read_the_same(bullets, define):
     finally:
         patch.undo()
     assert fast == reference
+
+
+# -- the keyword classifier and numeric detection: one alternation as a first test ----------------
+
+
+def reference_numeric_parts(text: str, names: list[str]) -> list[tuple[str, str]]:
+    patterns = brief_quality._patterns()
+    text = brief_quality.claim_text(text)
+    for name in names:
+        try:
+            text = patterns.regex.compile(name).sub(lambda m: " " * len(m.group(0)), text, timeout=brief_quality.REGEX_TIMEOUT)
+        except TimeoutError:
+            continue
+    return [(m.lastgroup, " ".join(m.group(0).split())) for m in patterns.numeric.finditer(text)]
+
+
+def reference_topics(text: str, policy: list[str], macro: list[str]) -> dict[str, str]:
+    found: dict[str, str] = {}
+    text = brief_quality.claim_text(text)
+    for tag, patterns in (("policy_centralbank", policy), ("macro_data", macro)):
+        for pattern in patterns:
+            try:
+                match = brief_quality._patterns().regex.compile(pattern).search(text, timeout=brief_quality.REGEX_TIMEOUT)
+            except TimeoutError:
+                match = None
+            if match:
+                found[tag] = match.group(0)
+                break
+    return found
+
+
+PATTERN_SETS = [
+    brief_quality.NAMES,
+    brief_quality.POLICY_PATTERNS,
+    brief_quality.MACRO_PATTERNS,
+    [r"(a)\1", r"fed"],  # a group reference: not joined
+    [r"(?i)s&p\s*500", r"x|y"],  # a leading flag, scoped; an alternation of its own
+    [r"(?x) S & P", r"G7"],  # verbose: not joined
+    [r"(?i:bank) of", r"(?<=the )Fed(?! up)"],
+    [r"", r"Q&A"],  # the empty pattern matches everywhere
+    [r"\d{3}", r"(?P<n>\d)(?P=n)"],
+    [r"\bFed\b", r"(?i)FOMC", r"[)(]"],
+]
+CLAIMS = [
+    "The Fed held rates at 4.25% in March 2026. [1]",
+    "S&P 500 rose 2% while the FTSE 100 fell; G7 met. [2]",
+    "Fed up investors sold bonds. [1]",
+    "aa the Fed (and FOMC) said x; GDP grew, CPI 3.1 percent",
+    "[HIGH CONFIDENCE] `code 12` Bank of Japan cut; Q&A 1234 1122",
+    "",
+    "ſ&p 500 KELVIN ＦＥＤ fomc",
+]
+
+
+@pytest.mark.parametrize("patterns", PATTERN_SETS)
+@pytest.mark.parametrize("claim", CLAIMS)
+def test_numeric_parts_and_topics_match_trying_each_pattern(patterns, claim):
+    assert brief_quality.numeric_parts(claim, patterns) == reference_numeric_parts(claim, patterns)
+    assert brief_quality.topics(claim, patterns, patterns[::-1]) == reference_topics(claim, patterns, patterns[::-1])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(["Fed", "fed up", "FOMC", "S&P 500", "G7", "G-20", "GDP", "CPI", "2%", "March 3", "Q4", "1,200",
+                              "Bank of Japan", "rate cuts", "the", "aa", " ", "[1]", "`x`", "(", ")", "\\", "ſ", "K"]),
+             max_size=15).map(" ".join),
+    st.sampled_from(PATTERN_SETS),
+)
+def test_generated_claims_match_trying_each_pattern(claim, patterns):
+    assert brief_quality.numeric_parts(claim, patterns) == reference_numeric_parts(claim, patterns)
+    assert brief_quality.topics(claim, patterns, brief_quality.MACRO_PATTERNS) == reference_topics(
+        claim, patterns, brief_quality.MACRO_PATTERNS)
+
+
+def test_patterns_that_cannot_be_joined_are_tried_one_by_one():
+    assert brief_quality._any_of(tuple(brief_quality.NAMES)) is not None
+    assert brief_quality._any_of(tuple(brief_quality.POLICY_PATTERNS)) is not None
+    for unjoinable in ([r"(a)\1"], [r"(?x) a"], [r"(?P<n>a)(?P=n)"], [r"a(?i)b"], [r"(unclosed"]):
+        assert brief_quality._any_of(tuple(unjoinable)) is None
+
+
+def test_an_invalid_settings_regex_fails_the_rule_as_it_always_did():
+    with pytest.raises(Exception) as raised:
+        brief_quality.numeric_parts("x 1", [r"(unclosed"])
+    assert not brief_quality.all_compile((r"(unclosed",))
+    assert "missing )" in str(raised.value)

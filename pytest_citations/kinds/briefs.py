@@ -116,18 +116,35 @@ class Brief:
     bullet_tags: dict[tuple[str, int], list[str]] | None = None  # (section, index) -> topic tags (§8 mapping)
     abstaining: bool = False  # §3.2's abstaining report, not a synthesis
 
-    @property
+    # A brief is not changed once read: what every rule asks of it is computed once.
+
+    @functools.cached_property
     def bullets(self) -> list[Bullet]:
         return [b for s in self.sections.values() for b in s.bullets]
 
+    @functools.cached_property
+    def _first_markers(self) -> dict[int, Marker]:
+        found: dict[int, Marker] = {}
+        for bullet in self.bullets:
+            for marker in bullet.markers:
+                found.setdefault(marker.number, marker)
+        return found
+
+    @functools.cached_property
+    def _first_entries(self) -> dict[int, Entry]:
+        found: dict[int, Entry] = {}
+        for entry in self.entries:
+            found.setdefault(entry.number, entry)
+        return found
+
     def cited_numbers(self) -> list[int]:
-        return sorted({m.number for b in self.bullets for m in b.markers})
+        return sorted(self._first_markers)
 
     def entry(self, number: int) -> Entry | None:
-        return next((e for e in self.entries if e.number == number), None)
+        return self._first_entries.get(number)
 
     def first_marker(self, number: int) -> Marker | None:
-        return next((m for b in self.bullets for m in b.markers if m.number == number), None)
+        return self._first_markers.get(number)
 
 
 def _norm(title: str) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime
 import functools
 import json
+import re
 from collections import Counter
 from types import SimpleNamespace
 from typing import Any
@@ -82,8 +83,57 @@ def _compiled(pattern: str):
     return _patterns().regex.compile(pattern)
 
 
+@functools.lru_cache(maxsize=64)
+def all_compile(patterns: tuple[str, ...]) -> bool:
+    """Whether every settings regex of ``patterns`` compiles."""
+    try:
+        for pattern in patterns:
+            _compiled(pattern)
+    except Exception:  # whatever compiling raises, the plain path raises it again
+        return False
+    return True
+
+
+# In a pattern, what an alternation could change the meaning of: a group reference, an inline flag
+# or any other ``(?`` construct but a non-capturing group, a lookaround or scoped flags.
+_UNJOINABLE = re.compile(r"\\[0-9gkK]|\(\?(?![:=!]|<[=!]|[imsx-]*:)")
+
+
+@functools.lru_cache(maxsize=64)
+def _any_of(patterns: tuple[str, ...]):
+    """One alternation of the settings regexes ``patterns`` that matches wherever one of them
+    would, as a cheap first test before trying each in turn; None when one cannot be joined without
+    changing its meaning (a leading ``(?i)`` is scoped to its own branch) or does not compile."""
+    if not patterns or not all_compile(patterns):
+        return None
+    branches = []
+    for pattern in patterns:
+        if pattern.startswith("(?i)"):
+            pattern = f"(?i:{pattern[4:]})"
+        if _UNJOINABLE.search(pattern):
+            return None
+        branches.append(f"(?:{pattern})")
+    try:
+        return _patterns().regex.compile("|".join(branches))
+    except Exception:  # then each is tried in turn, as without this test
+        return None
+
+
+def _none_match(patterns: list[str], text: str) -> bool:
+    """True when no regex of ``patterns`` matches anywhere in ``text`` (False when unsure)."""
+    combined = _any_of(tuple(patterns))
+    if combined is None:
+        return False
+    try:
+        return combined.search(text, timeout=REGEX_TIMEOUT) is None
+    except TimeoutError:
+        return False
+
+
+@functools.lru_cache(maxsize=1024)
 def claim_text(text: str) -> str:
-    """A bullet's words: markers, code spans and a confidence label blanked (offsets kept)."""
+    """A bullet's words: markers, code spans and a confidence label blanked (offsets kept); several
+    rules ask for the same bullet's."""
     patterns = _patterns()
     for pattern in (*patterns.blanked, patterns.confidence):
         text = pattern.sub(lambda m: " " * len(m.group(0)), text)
@@ -97,11 +147,12 @@ def numeric_parts(text: str, names: list[str] = NAMES) -> list[tuple[str, str]]:
     """(kind, text) of every number, percentage, quarter, month-day date and year in a claim;
     ``may``, ``March`` alone, ``Q&A`` and index names such as ``S&P 500`` are none."""
     text = claim_text(text)
-    for name in names:
-        try:  # the names come from the settings: each is bounded in time
-            text = _compiled(name).sub(lambda m: " " * len(m.group(0)), text, timeout=REGEX_TIMEOUT)
-        except TimeoutError:
-            continue
+    if not _none_match(names, text):
+        for name in names:
+            try:  # the names come from the settings: each is bounded in time
+                text = _compiled(name).sub(lambda m: " " * len(m.group(0)), text, timeout=REGEX_TIMEOUT)
+            except TimeoutError:
+                continue
     return [(m.lastgroup, " ".join(m.group(0).split())) for m in _patterns().numeric.finditer(text)]
 
 
@@ -110,6 +161,8 @@ def topics(text: str, policy: list[str] = POLICY_PATTERNS, macro: list[str] = MA
     found: dict[str, str] = {}
     text = claim_text(text)
     for tag, patterns in (("policy_centralbank", policy), ("macro_data", macro)):
+        if _none_match(patterns, text):
+            continue
         for pattern in patterns:
             try:  # the patterns come from the settings: each is bounded in time
                 match = _compiled(pattern).search(text, timeout=REGEX_TIMEOUT)
@@ -154,12 +207,18 @@ def publisher_of(brief: Brief, item: dict) -> str:
 
 
 def bullet_citations(brief: Brief, bullet: Bullet) -> list[tuple[int, dict]]:
-    found = []
-    for number in dict.fromkeys(m.number for m in bullet.markers):
-        citation = (brief.citations or {}).get(str(number))
-        if isinstance(citation, dict):
-            found.append((number, citation))
-    return found
+    """(number, citation object) of a bullet's markers, once each; computed once per bullet."""
+    memo = brief.memo.setdefault("bullet_citations", {})
+    key = (bullet.section, bullet.index)
+    if key not in memo:
+        citations = brief.citations or {}
+        found = []
+        for number in dict.fromkeys(m.number for m in bullet.markers):
+            citation = citations.get(str(number))
+            if isinstance(citation, dict):
+                found.append((number, citation))
+        memo[key] = found
+    return memo[key]
 
 
 def _describe(brief: Brief, cited: list[tuple[int, dict]]) -> str:
@@ -303,9 +362,8 @@ def numeric_claim_uncorroborated(brief: Brief, ctx):
         cited = bullet_citations(brief, bullet)
         if bullet.abstain or not cited:
             continue  # uncited bullets are B301's and B307's
-        parts = numeric_parts(bullet.text, options["non-numeric-names"])
-        if not parts:
-            continue
+        if not all_compile(tuple(options["non-numeric-names"])):
+            numeric_parts(bullet.text, options["non-numeric-names"])  # raises where it always did
         sources = [source_of(brief, c.get("source_id")) for _, c in cited]
         if bullet.section == "watch" and any(s is not None and options["calendar-tag"] in s.tags for s in sources):
             continue
@@ -313,6 +371,9 @@ def numeric_claim_uncorroborated(brief: Brief, ctx):
             continue
         publishers = {publisher_of(brief, c).casefold() for _, c in cited}
         if len(publishers) >= options["min-independent"]:
+            continue
+        parts = numeric_parts(bullet.text, options["non-numeric-names"])  # last: the costliest test
+        if not parts:
             continue
         kind, shown = parts[0]
         tiers = "-".join(str(t) for t in sorted(options["credible-tiers"]))
@@ -370,9 +431,13 @@ def policy_claim_without_tier_1(brief: Brief, ctx):
         cited = bullet_citations(brief, bullet)
         if bullet.abstain or not cited:
             continue
+        if not all_compile((*options["policy-patterns"], *options["macro-patterns"])):
+            bullet_topics(brief, bullet, options)  # raises where it always did, if it does
+        if any(tier_of(brief, c) == 1 for _, c in cited):
+            continue
         found, origin = bullet_topics(brief, bullet, options)
         tags = [t for t in options["policy-tags"] if t in found]
-        if not tags or any(tier_of(brief, c) == 1 for _, c in cited):
+        if not tags:
             continue
         available = []
         for chunk in pack_chunks:
@@ -413,8 +478,15 @@ def escaped(text: str, limit: int = 160) -> str:
     return '"' + "".join(out) + ('..."' if len(text) > limit else '"')
 
 
-def _quote_checks(brief: Brief):
-    """(marker, number, problem kind, message) for every citation's quote_span."""
+def _quote_checks(brief: Brief) -> list[tuple[Any, str, str]]:
+    """(marker, problem kind, message) for every citation's quote_span; computed once per brief
+    for the two rules that report them."""
+    if "quote_checks" not in brief.memo:
+        brief.memo["quote_checks"] = list(_check_quotes(brief))
+    return brief.memo["quote_checks"]
+
+
+def _check_quotes(brief: Brief):
     for number in brief.cited_numbers():
         citation = (brief.citations or {}).get(str(number))
         span = citation.get("quote_span") if isinstance(citation, dict) else None

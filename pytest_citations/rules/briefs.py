@@ -3,6 +3,8 @@ References entry and a stored citation object, and every object true to the stor
 
 from __future__ import annotations
 
+from typing import Any
+
 from pytest_citations.diagnostics import Severity
 from pytest_citations.kinds.briefs import REQUIRED_FIELDS, Brief, sidecar_candidates
 from pytest_citations.rules import Finding, rule
@@ -102,12 +104,18 @@ def _store(doc_id: str, chunk_id: str) -> str:
 _GOOD = _files(_brief("- The Fed held rates. [1]"), _sidecar(), registry=True)
 
 
-def _objects(brief: Brief):
-    """(marker number, citation object, the marker where it is first cited) for cited objects."""
-    for number in brief.cited_numbers():
-        citation = (brief.citations or {}).get(str(number))
-        if isinstance(citation, dict):
-            yield number, citation, brief.first_marker(number)
+def _objects(brief: Brief) -> list[tuple[int, dict, Any]]:
+    """(marker number, citation object, the marker where it is first cited) for cited objects;
+    computed once per brief, for the many rules that walk them."""
+    if "objects" not in brief.memo:
+        citations = brief.citations or {}
+        found = []
+        for number in brief.cited_numbers():
+            citation = citations.get(str(number))
+            if isinstance(citation, dict):
+                found.append((number, citation, brief.first_marker(number)))
+        brief.memo["objects"] = found
+    return brief.memo["objects"]
 
 
 def _at(marker, message: str) -> Finding:
