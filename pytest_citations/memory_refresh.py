@@ -17,7 +17,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 from ruamel.yaml.util import load_yaml_guess_indent
 
-from pytest_citations.kinds.memories import engine_reader, read_memory, verify_citation
+from pytest_citations.kinds.memories import engine_locator, engine_reader, read_memory, verify_citation
 
 _STAMP = "pytest-citations-stamp-7f3a9c"  # written quoted, then replaced by the plain timestamp
 
@@ -57,8 +57,8 @@ def refresh(engine, rel: str, original_text: str, text: str) -> str | None:
     if not all(citation.checkable for citation in memory.citations):
         return None
     before = {c.index: c.line for c in read_memory(rel, original_text).citations}
-    read = engine_reader(engine)
-    verdicts = [verify_citation(engine.config.root, citation, read) for citation in memory.citations]
+    read, locate = engine_reader(engine), engine_locator(engine)
+    verdicts = [verify_citation(engine.config.root, citation, read, locate) for citation in memory.citations]
     to_stamp = [
         citation.index
         for citation, verdict in zip(memory.citations, verdicts, strict=True)

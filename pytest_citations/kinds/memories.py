@@ -163,9 +163,12 @@ def engine_reader(engine) -> CitedLines:
     return lambda rel: engine.memo(("memories.cited-lines", rel), lambda: read_cited_lines(root, rel, max_size))
 
 
-def verify_citation(root: Path, citation: Citation, read_lines: CitedLines) -> Verdict:
-    """The spec's verification algorithm; stops at the first failure."""
-    path = citation.path
+Located = Callable[[Path, str], "Verdict | str"]
+
+
+def locate_cited(root: Path, path: str) -> Verdict | str:
+    """The first steps of verification, which depend on the path alone: the cited file's
+    root-relative path, or the verdict that ends verification there (M206, M207)."""
     if PurePosixPath(path).is_absolute() or Path(path).is_absolute():
         return Verdict(False, f"Path traversal blocked: {path}", "M206")
     try:
@@ -179,9 +182,23 @@ def verify_citation(root: Path, citation: Citation, read_lines: CitedLines) -> V
         exists = False
     if not exists:
         return Verdict(False, f"File not found: {path}", "M207")
+    return resolved.relative_to(sources.resolved_root(root)).as_posix()
+
+
+def engine_locator(engine) -> Located:
+    """:func:`locate_cited`, once per cited path per run (memories cite the same files over and
+    over), each use noted as a dependency."""
+    return lambda root, path: engine.memo(("memories.located", path), lambda: locate_cited(root, path))
+
+
+def verify_citation(root: Path, citation: Citation, read_lines: CitedLines, locate: Located = locate_cited) -> Verdict:
+    """The spec's verification algorithm; stops at the first failure."""
+    located = locate(root, citation.path)
+    if isinstance(located, Verdict):
+        return located
     if citation.line is None:
         return VALID
-    lines = read_lines(resolved.relative_to(sources.resolved_root(root)).as_posix())
+    lines = read_lines(located)
     if isinstance(lines, sources.SourceError):
         return Verdict(False, f"Cannot read file: {lines.message}", "M208")
     line = citation.line
@@ -201,9 +218,11 @@ def verify_citation(root: Path, citation: Citation, read_lines: CitedLines) -> V
 def verdicts(memory: Memory, ctx) -> list[Verdict | None]:
     """One verdict per citation (None where its fields have the wrong types), computed once."""
     if "verdicts" not in memory.memo:
-        read = engine_reader(ctx.file.engine)
+        engine = ctx.file.engine
+        read, locate = engine_reader(engine), engine_locator(engine)
         memory.memo["verdicts"] = [
-            verify_citation(ctx.root, citation, read) if citation.checkable else None for citation in memory.citations
+            verify_citation(ctx.root, citation, read, locate) if citation.checkable else None
+            for citation in memory.citations
         ]
     return memory.memo["verdicts"]
 
