@@ -146,6 +146,18 @@ class Store:
     connection: sqlite3.Connection
     _docs: dict[str, bool] = field(default_factory=dict)
     _chunks: dict[str, str | None] = field(default_factory=dict)
+    _columns: dict[str, set[str]] = field(default_factory=dict)
+
+    def columns(self, table: str) -> set[str]:
+        """The column names of ``table``, ASCII-lowercased as SQLite compares them (none when there
+        is no such table or view); read once per table."""
+        if table not in self._columns:
+            try:
+                cursor = self.connection.execute(f"SELECT * FROM {table} LIMIT 0")
+                self._columns[table] = {d[0].lower() for d in cursor.description if d[0].isascii()}
+            except sqlite3.Error:
+                self._columns[table] = set()
+        return self._columns[table]
 
     def has_document(self, doc_id: str) -> bool:
         if doc_id not in self._docs:

@@ -10,6 +10,7 @@ instead, for feeds whose articles live on sibling hosts (``apps.bea.gov`` -> ``w
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -76,7 +77,10 @@ def registrable_domain(host: str) -> str:
     return ".".join(labels[-2:])
 
 
+@functools.lru_cache(maxsize=8192)
 def _scheme_host(url: str) -> tuple[str, str] | None:
+    """(scheme, host) of an http(s) URL, lowercased; cached: a registry URL is compared with
+    every citation of its source, and a document is cited by many briefs."""
     try:
         parts = urlsplit(url.strip())
         host = (parts.hostname or "").rstrip(".")

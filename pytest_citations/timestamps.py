@@ -8,6 +8,7 @@ zone of 24 hours or more). A value without a zone is taken as UTC.
 from __future__ import annotations
 
 import datetime
+import functools
 import re
 from typing import Any
 
@@ -21,6 +22,13 @@ def parse_iso_8601(value: Any) -> datetime.datetime | None:
     """The moment an ISO 8601 string names, timezone-aware; None for anything else."""
     if not isinstance(value, str):
         return None
+    return _parse(value)
+
+
+@functools.lru_cache(maxsize=8192)
+def _parse(value: str) -> datetime.datetime | None:
+    """Cached: the same dates come back again and again (a document's, cited by many briefs; a
+    pack's chunks). A datetime is immutable, so sharing one is safe."""
     match = _ISO_8601.match(value)
     if not match:
         return None

@@ -221,3 +221,39 @@ def test_an_invalid_settings_regex_fails_the_rule_as_it_always_did():
         brief_quality.numeric_parts("x 1", [r"(unclosed"])
     assert not brief_quality.all_compile((r"(unclosed",))
     assert "missing )" in str(raised.value)
+
+
+# -- the evidence store: a failing query is not run once per brief --------------------------------
+
+
+def test_store_columns_as_sqlite_compares_them(tmp_path):
+    import sqlite3
+
+    from pytest_citations import evidence_store
+
+    path = tmp_path / "s.sqlite"
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE synthesis_bullets (synthesis_id TEXT, section TEXT, bullet_index INTEGER, tags TEXT)")
+        connection.execute("CREATE TABLE upper (ID TEXT, Näme TEXT)")
+        connection.execute("CREATE TABLE syntheses (id TEXT, brief_path TEXT)")
+        connection.execute("INSERT INTO syntheses VALUES ('s1', 'b.md')")
+        connection.execute("INSERT INTO synthesis_bullets VALUES ('s1', 'prevailing', 0, '[\"macro_data\"]')")
+    connection.close()
+    store = evidence_store.Store("s.sqlite", sqlite3.connect(path))
+    assert store.columns("synthesis_bullets") == {"synthesis_id", "section", "bullet_index", "tags"}
+    assert store.columns("upper") == {"id"}  # SQLite folds ASCII letters only
+    assert store.columns("no_such_table") == set()
+    assert briefs.store_bullet_tags(store, "b.md") == {("prevailing", 0): ["macro_data"]}
+    store.connection.execute("ALTER TABLE synthesis_bullets RENAME COLUMN tags TO labels")
+    assert briefs.store_bullet_tags(evidence_store.Store("s.sqlite", store.connection), "b.md") is None
+
+
+def test_cached_timestamps_and_hosts_are_the_plain_answers():
+    from pytest_citations import registry, timestamps
+
+    for value in ["2026-02-10T14:00:00Z", "2026-02-30T14:00:00Z", "2026-02-10", "2026-02-10T14:00+0530", "x", "", None, 5]:
+        first, again = timestamps.parse_iso_8601(value), timestamps.parse_iso_8601(value)
+        assert first == again
+    assert timestamps.parse_iso_8601("2026-02-10T14:00:00+01:00").utcoffset().total_seconds() == 3600
+    for url in ["https://WWW.Example.com./a", "ftp://x.y/", "http://[::1", "https://"]:
+        assert registry._scheme_host(url) == registry._scheme_host.__wrapped__(url)

@@ -454,6 +454,8 @@ def store_bullet_tags(store, brief_rel: str) -> dict[tuple[str, int], list[str]]
     """Topic tags from a ``tags`` column (a JSON array) of ``synthesis_bullets``, when the store has one."""
     import json
 
+    if "tags" not in store.columns("synthesis_bullets"):
+        return None  # the query below would fail, once per brief
     rows = _query(
         store,
         "SELECT b.section, b.bullet_index, b.tags FROM synthesis_bullets b JOIN syntheses s ON s.id = b.synthesis_id "
