@@ -8,16 +8,25 @@ whose size, mtime_ns and inode are those recorded with its hash is taken to hold
 mtime alone is never trusted (a CI checkout resets it), and a file modified within
 :data:`RACY_SECONDS` of being hashed never takes the fast path (a same-tick edit could hide).
 
-The cache is a single JSON document written atomically; one that is unreadable, corrupt or
-written by another version or configuration is ignored and replaced, never trusted. Entries
-unseen for :data:`PRUNE_DAYS` days are dropped when it is written.
+The cache is a JSON document written atomically, the *base*, followed by *deltas*: a run that
+changed a few entries (a one-file edit re-checks the few files that cite it) writes only those, in
+a small document of their own, rather than the whole base again; deltas are read after the base,
+oldest first, and folded into a new base once they hold more than :data:`DELTA_SHARE` of the
+entries or number :data:`MAX_DELTAS`. Every entry stands on its own (a result is keyed by the
+current hashes of what it read), so a lost or out-of-date delta costs re-checks, never a wrong
+answer. A document that is unreadable, corrupt or written by another version or configuration is
+ignored, never trusted. Entries unseen for :data:`PRUNE_DAYS` days are dropped when a base is
+written.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import gc
 import hashlib
 import json
+import os
 import stat
 import time
 from collections.abc import Callable
@@ -30,6 +39,8 @@ from pytest_citations.fix import replace_atomically
 
 FORMAT = 2
 PRUNE_DAYS = 30
+DELTA_SHARE = 1 / 8  # the share of the entries that deltas may hold before a new base is written
+MAX_DELTAS = 16
 RACY_SECONDS = 2.0
 DEFAULT_FOLDER = ".citations_cache"
 _HASH_CHUNK = 1 << 20
@@ -75,6 +86,10 @@ class ResultCache:
         self.root = root
         self.key = key
         self.path = folder / f"results-{key[:24]}.json" if folder is not None else None
+        self._has_base = False  # whether a base of this cache was read (else the next write is one)
+        self._deltas: list[Path] = []  # the deltas read after the base, oldest first
+        self._delta_entries = 0  # how many entries they hold
+        self._unsaved: dict[str, set[str]] = {"files": set(), "results": set()}
         self.files: dict[str, dict[str, Any]] = {}  # rel -> {"stat": [...]|None, "sha": str, "memo": {...}}
         # rel -> {"kinds", "paths" (sorted), "digest" (of their fingerprints), "indexes", "diagnostics", "seen"}
         self.results: dict[str, dict[str, Any]] = {}
@@ -91,34 +106,81 @@ class ResultCache:
     def _load(self) -> None:
         if self.path is None:
             return
+        self._has_base = self._take(_read_json(self.path)) > 0
         try:
-            with open(self.path, encoding="utf-8") as stream:
-                data = json.load(stream)
-        except (OSError, ValueError, RecursionError):
+            self._deltas = sorted(self.folder.glob(f"delta-{self.key[:24]}-*.json"))
+        except OSError:
             return
+        for delta in self._deltas:
+            self._delta_entries += self._take(_read_json(delta))
+
+    def _take(self, data: Any) -> int:
+        """Add the entries of a base or delta document; how many (none from a document that is
+        not this cache's, and none of a shape other than expected)."""
         if not (isinstance(data, dict) and data.get("format") == FORMAT and data.get("key") == self.key):
-            return
+            return 0
         files, results = data.get("files"), data.get("results")
-        if isinstance(files, dict) and isinstance(results, dict):  # entries of another shape are dropped
-            self.files = {rel: entry for rel, entry in files.items() if _is_entry(entry, "sha", str)}
-            self.results = {rel: entry for rel, entry in results.items() if _is_entry(entry, "paths", list)}
+        if not (isinstance(files, dict) and isinstance(results, dict)):
+            return 0
+        files = {rel: entry for rel, entry in files.items() if _is_entry(entry, "sha", str)}
+        results = {rel: entry for rel, entry in results.items() if _is_entry(entry, "paths", list)}
+        self.files.update(files)
+        self.results.update(results)
+        return len(files) + len(results)
 
     def save(self) -> None:
-        """Write the cache if anything changed: atomically, after pruning old entries. A cache
+        """Write what changed, as a delta or as a new base (see the module's docstring). A cache
         that cannot be written is not an error: the next run is only slower."""
         if not self.dirty or self.folder is None:
             return
-        oldest = self._today - PRUNE_DAYS
-        self.results = {rel: entry for rel, entry in self.results.items() if _seen_day(entry) >= oldest}
-        self.files = {rel: entry for rel, entry in self.files.items() if _seen_day(entry) >= oldest}
-        data = {"format": FORMAT, "key": self.key, "files": self.files, "results": self.results}
         try:
             prepare_folder(self.folder)
-            replace_atomically(self.path, json.dumps(data, separators=(",", ":")).encode("utf-8"), 0o644, durable=False)
+            if self._fits_a_delta():
+                self._write_delta()
+            else:
+                self._write_base()
         except OSError:
             return
         self.dirty = False
+        self._unsaved = {"files": set(), "results": set()}
         prune_folder(self.folder, self._today)
+
+    def _fits_a_delta(self) -> bool:
+        changed = len(self._unsaved["files"]) + len(self._unsaved["results"])
+        total = len(self.files) + len(self.results)
+        return (self._has_base and len(self._deltas) < MAX_DELTAS
+                and self._delta_entries + changed <= total * DELTA_SHARE)
+
+    def _write_delta(self) -> None:
+        files = {rel: self.files[rel] for rel in self._unsaved["files"] if rel in self.files}
+        results = {rel: self.results[rel] for rel in self._unsaved["results"] if rel in self.results}
+        # Named by the time it was written, so that deltas are read oldest first.
+        path = self.folder / f"delta-{self.key[:24]}-{time.time_ns():020d}-{os.getpid()}.json"
+        self._write(path, files, results)
+        self._deltas.append(path)
+        self._delta_entries += len(files) + len(results)
+
+    def _write_base(self) -> None:
+        """Prune, write every entry as the new base, and delete the deltas it now holds."""
+        oldest = self._today - PRUNE_DAYS
+        self.results = {rel: entry for rel, entry in self.results.items() if _seen_day(entry) >= oldest}
+        self.files = {rel: entry for rel, entry in self.files.items() if _seen_day(entry) >= oldest}
+        self._write(self.path, self.files, self.results)
+        for delta in self._deltas:
+            with contextlib.suppress(OSError):  # another run may have folded it already
+                delta.unlink()
+        self._deltas, self._delta_entries, self._has_base = [], 0, True
+
+    def _write(self, path: Path, files: dict, results: dict) -> None:
+        data = {"format": FORMAT, "key": self.key, "files": files, "results": results}
+        replace_atomically(path, json.dumps(data, separators=(",", ":")).encode("utf-8"), 0o644, durable=False)
+
+    def _changed(self, table: str, rel: str) -> None:
+        """Note an entry written in this process: for the file on disk, and for the process
+        that writes it (see :meth:`take_changes`)."""
+        self.written[table].add(rel)
+        self._unsaved[table].add(rel)
+        self.dirty = True
 
     def take_changes(self) -> dict[str, Any]:
         """The entries written (and the hits and misses counted) since the last call, for the
@@ -138,8 +200,10 @@ class ResultCache:
         """Take the entries (and counts) another process sent with :meth:`take_changes`."""
         if changes.get("key") != self.key:
             return
-        self.files.update(changes.get("files", {}))
-        self.results.update(changes.get("results", {}))
+        for table in ("files", "results"):
+            entries = changes.get(table, {})
+            getattr(self, table).update(entries)
+            self._unsaved[table].update(entries)
         self.hits += changes.get("hits", 0)
         self.misses += changes.get("misses", 0)
         self.dirty = True
@@ -174,12 +238,13 @@ class ResultCache:
         except OSError:
             return UNRESOLVABLE
         racy = time.time_ns() - info.st_mtime_ns < RACY_SECONDS * 1e9
+        recorded = {"stat": None if racy else signature, "sha": sha, "seen": self._today}
         if entry is None or entry.get("sha") != sha:
-            entry = {"memo": {}}
-        entry.update(stat=None if racy else signature, sha=sha, seen=self._today)
-        self.files[rel] = entry
-        self.written["files"].add(rel)
-        self.dirty = True
+            entry = self.files[rel] = {"memo": {}}
+        elif all(entry.get(field) == value for field, value in recorded.items()):
+            return sha  # hashed again in its racy window, and found the same: nothing to write
+        entry.update(recorded)
+        self._changed("files", rel)
         return sha
 
     def _seen(self, table: str, rel: str) -> None:
@@ -187,8 +252,7 @@ class ResultCache:
         entry = getattr(self, table)[rel]
         if entry.get("seen") != self._today:
             entry["seen"] = self._today
-            self.written[table].add(rel)  # an xdist worker's hits must reach the controller too
-            self.dirty = True
+            self._changed(table, rel)  # an xdist worker's hits must reach the controller too
 
     def relative(self, path: str) -> str | None:
         """A recorded absolute path as a root-relative one; None outside the root (never read)."""
@@ -212,8 +276,7 @@ class ResultCache:
         if name in memo:
             return memo[name]
         value = memo[name] = compute()
-        self.written["files"].add(rel)
-        self.dirty = True
+        self._changed("files", rel)
         return value
 
     # -- results -------------------------------------------------------------------------------
@@ -253,8 +316,7 @@ class ResultCache:
             "diagnostics": [diagnostic_to_json(d) for d in diagnostics],
             "seen": self._today,
         }
-        self.written["results"].add(rel)
-        self.dirty = True
+        self._changed("results", rel)
 
     def paths_digest(self, paths: list[str]) -> str:
         """One digest of the current fingerprints of ``paths`` (the files table holds each file's
@@ -269,6 +331,22 @@ class ResultCache:
         if entry is None or not isinstance(entry.get("paths"), list):
             return None
         return not changed.isdisjoint(entry["paths"])
+
+
+def _read_json(path: Path) -> Any:
+    """The JSON document at ``path``, None if it cannot be read or parsed. The collector is paused
+    while parsing: the document's containers (hundreds of thousands for a large repository) live
+    as long as the run, and collections set off while it is built would walk them again and again."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        with open(path, "rb") as stream:
+            return json.loads(stream.read().decode("utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def _is_entry(entry: Any, field: str, kind: type) -> bool:
@@ -303,7 +381,7 @@ def prepare_folder(folder: Path) -> None:
 def prune_folder(folder: Path, today: int) -> None:
     """Delete cache files (of other versions or settings) not written for :data:`PRUNE_DAYS`."""
     try:
-        entries = list(folder.glob("results-*.json"))
+        entries = [*folder.glob("results-*.json"), *folder.glob("delta-*.json")]
         for entry in entries:
             if entry.stat().st_mtime // 86400 < today - PRUNE_DAYS:
                 entry.unlink()

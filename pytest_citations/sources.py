@@ -100,20 +100,30 @@ def forget_folders() -> None:
     _resolved_folder_text.cache_clear()
 
 
+def _is_plain(path: str) -> bool:
+    """Whether ``path`` is relative, names a file and holds no empty, ``.`` or ``..`` part."""
+    wrapped = f"/{path}/"
+    return os.sep == "/" and not ("//" in wrapped or "/./" in wrapped or "/../" in wrapped)
+
+
 def stat_inside(root: Path, path: str) -> tuple[str, os.stat_result]:
     """:func:`resolve_inside` and ``os.stat`` of what it resolves to, as (path, stat), in one
     ``lstat`` for a regular file that is no symlink (the result cache stats every file a result
     read, on every run). Anything else takes :func:`resolve_inside` and ``os.stat``, and raises
     what they raise."""
     real_root = resolved_root(root)
-    candidate = os.path.join(real_root, path)
-    folder, name = os.path.split(candidate)
+    base = str(real_root)
+    if _is_plain(path):  # what os.path.join and os.path.split would make of it, without their cost
+        candidate = base + os.sep + path
+        folder, _, name = candidate.rpartition(os.sep)
+    else:
+        candidate = os.path.join(base, path)
+        folder, name = os.path.split(candidate)
     try:
         info = os.lstat(candidate) if name not in ("", ".", "..") else None
     except (OSError, ValueError):
         info = None
     if info is not None and stat.S_ISREG(info.st_mode):
-        base = str(real_root)
         real_folder = _resolved_folder_text(folder)
         if real_folder == base or real_folder.startswith(base if base.endswith(os.sep) else base + os.sep):
             dependencies.note_path(real_root, path)

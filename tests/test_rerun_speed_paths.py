@@ -62,7 +62,8 @@ TRICKY_PATHS = [
     "src/pkg/a.py", "top.md", "link-in.py", "link-out.txt", "folder-out/x.py", "folder-in/pkg/a.py",
     "loop-a", "loop-a/x", "dangling", "fifo", "src", "src/", "missing.py", "src/missing/deeper.py",
     "src/pkg/a.py/below", "../outside.txt", "src/../top.md", "src/./pkg/a.py", "./top.md", ".", "..",
-    "src/pkg/..", "nul\0byte", "x" * 5000, "src//pkg//a.py",
+    "src/pkg/..", "nul\0byte", "x" * 5000, "src//pkg//a.py", "", "/etc/hostname", "src/pkg/.", "top.md/",
+    "...", "src/.../a.py", ".hidden", "folder-in/../top.md",
 ]
 
 
@@ -70,6 +71,12 @@ TRICKY_PATHS = [
 def test_stat_inside_answers_as_resolve_inside_then_stat(tricky_tree, rel):
     sources.forget_folders()
     assert _fast(tricky_tree, rel) == _reference(tricky_tree, rel)
+
+
+def test_stat_inside_takes_absolute_paths_as_resolve_inside_does(tricky_tree):
+    for path in (tricky_tree / "top.md", tricky_tree.resolve() / "src" / "pkg" / "a.py", tricky_tree.parent / "outside.txt"):
+        sources.forget_folders()
+        assert _fast(tricky_tree, str(path)) == _reference(tricky_tree, str(path))
 
 
 @pytest.mark.parametrize("rel", ["src/pkg/a.py", "missing.py", "link-out.txt", "folder-in/pkg/a.py"])

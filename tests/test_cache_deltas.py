@@ -1,0 +1,162 @@
+"""The result cache's deltas: a run that changed a few entries writes only those, the base stays
+as it was, and a delta that is damaged, foreign or lost costs re-checks, never a wrong answer."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from pytest_citations import cache as cache_module
+from pytest_citations.cli import main
+
+MEMORIES = 24
+CITING_A = range(0, MEMORIES, 6)  # the memories that cite src/a.py (the others cite src/b.py)
+
+
+def memory(number: int) -> str:
+    path, snippet = ("src/a.py", "def alpha():") if number in CITING_A else ("src/b.py", "def beta():")
+    return f'---\nid: m{number}\ncitations:\n  - path: {path}\n    line: 1\n    snippet: "{snippet}"\n---\n\n# m{number}\n'
+
+
+@pytest.fixture
+def repo(tmp_path):
+    root = tmp_path / "repo"
+    (root / ".serena" / "memories").mkdir(parents=True)
+    (root / "src").mkdir()
+    (root / "pyproject.toml").write_text("[tool.citations]\n")
+    (root / "src" / "a.py").write_text("def alpha():\n    return 1\n")
+    (root / "src" / "b.py").write_text("def beta():\n    return 2\n")
+    for number in range(MEMORIES):
+        (root / ".serena" / "memories" / f"m{number}.md").write_text(memory(number))
+    for path in root.rglob("*"):  # out of the racy window, as files checked out a while ago
+        os.utime(path, (time.time() - 10, time.time() - 10))
+    return root
+
+
+@pytest.fixture
+def folder():
+    return Path(os.environ["CITATIONS_CACHE_DIR"])
+
+
+def check(capsys, root):
+    """(diagnostics as (path, code), files served from the cache)."""
+    main(["check", str(root), "--format", "json", "-v"])
+    captured = capsys.readouterr()
+    hits = int(captured.err.split(" checked, ")[1].split(" from the cache")[0])
+    return sorted((d["path"], d["code"]) for d in json.loads(captured.out)["diagnostics"]), hits
+
+
+def edit_a(root, text="def alpha():\n    return 1\n# edited\n"):
+    (root / "src" / "a.py").write_text(text)
+
+
+def deltas(folder):
+    return sorted(folder.glob("delta-*.json"))
+
+
+def test_a_small_change_writes_a_delta_of_its_entries_and_leaves_the_base(repo, capsys, folder):
+    check(capsys, repo)
+    (base,) = folder.glob("results-*.json")
+    before = base.read_bytes()
+    edit_a(repo)
+    assert check(capsys, repo) == ([], MEMORIES - len(CITING_A))
+    assert base.read_bytes() == before
+    (delta,) = deltas(folder)
+    written = json.loads(delta.read_text())
+    assert sorted(written["results"]) == sorted(f".serena/memories/m{n}.md" for n in CITING_A)
+    assert sorted(written["files"]) == ["src/a.py"]
+    assert check(capsys, repo) == ([], MEMORIES)  # the base and the delta answer together
+
+
+def test_later_deltas_win_and_a_break_is_still_found(repo, capsys, folder, monkeypatch):
+    monkeypatch.setattr(cache_module, "DELTA_SHARE", 1.0)  # let them pile up in this small cache
+    check(capsys, repo)
+    edit_a(repo)
+    check(capsys, repo)
+    edit_a(repo, "def ALPHA():\n    return 1\n")  # the citations of a.py break
+    broken = sorted((f".serena/memories/m{n}.md", "M211") for n in CITING_A)
+    assert check(capsys, repo) == (broken, MEMORIES - len(CITING_A))
+    assert len(deltas(folder)) == 2
+    assert check(capsys, repo) == (broken, MEMORIES)
+    edit_a(repo)  # mended again, as in the first delta; the second one's results are the later
+    assert check(capsys, repo) == ([], MEMORIES - len(CITING_A))
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [b"\x00\xff garbage", b'{"format": 2, "key": "', b"[1, 2, 3]", b'{"format": 999, "files": {}, "results": {}}'],
+    ids=["garbage", "truncated", "a list", "another format"],
+)
+def test_a_damaged_delta_is_ignored(repo, capsys, folder, damage):
+    check(capsys, repo)
+    edit_a(repo)
+    check(capsys, repo)
+    (delta,) = deltas(folder)
+    delta.write_bytes(damage)
+    assert check(capsys, repo) == ([], MEMORIES - len(CITING_A))
+
+
+def test_a_damaged_base_is_written_again_whole_however_small_the_change(repo, capsys, folder):
+    check(capsys, repo)
+    (base,) = folder.glob("results-*.json")
+    base.write_bytes(b"\x00\xff garbage")
+    edit_a(repo)
+    assert check(capsys, repo) == ([], 0)
+    assert deltas(folder) == [] and json.loads(base.read_text())["format"] == cache_module.FORMAT
+
+
+def test_a_delta_of_another_key_is_not_trusted(repo, capsys, folder):
+    check(capsys, repo)
+    edit_a(repo)
+    check(capsys, repo)
+    (delta,) = deltas(folder)
+    data = json.loads(delta.read_text())
+    data["key"] = "0" * 64
+    for entry in data["results"].values():
+        entry["diagnostics"] = [["M211", "snippet-mismatch", "error", "planted", entry["paths"][0], 1, 1, None, None]]
+    delta.write_text(json.dumps(data))
+    assert check(capsys, repo) == ([], MEMORIES - len(CITING_A))
+
+
+def test_a_lost_delta_costs_only_rechecks(repo, capsys, folder):
+    check(capsys, repo)
+    edit_a(repo)
+    check(capsys, repo)
+    for delta in deltas(folder):
+        delta.unlink()
+    assert check(capsys, repo) == ([], MEMORIES - len(CITING_A))
+
+
+def test_deltas_are_folded_into_a_new_base(repo, capsys, folder, monkeypatch):
+    monkeypatch.setattr(cache_module, "MAX_DELTAS", 2)
+    monkeypatch.setattr(cache_module, "DELTA_SHARE", 1.0)
+    check(capsys, repo)
+    (base,) = folder.glob("results-*.json")
+    for number in range(3):
+        edit_a(repo, f"def alpha():\n    return {number + 10}\n")
+        check(capsys, repo)
+    assert deltas(folder) == []  # the third change found two deltas: all went into the base
+    assert json.loads(base.read_text())["files"]["src/a.py"]["sha"] == cache_module._sha256(repo / "src" / "a.py")
+    assert check(capsys, repo) == ([], MEMORIES)
+
+
+def test_deltas_holding_a_large_share_are_folded_into_a_new_base(repo, capsys, folder, monkeypatch):
+    monkeypatch.setattr(cache_module, "DELTA_SHARE", 0.15)  # room for one one-file change, not two
+    check(capsys, repo)
+    edit_a(repo)
+    check(capsys, repo)
+    assert len(deltas(folder)) == 1
+    edit_a(repo, "def alpha():\n    return 3\n")
+    check(capsys, repo)
+    assert deltas(folder) == []
+
+
+def test_a_change_to_many_entries_writes_a_new_base(repo, capsys, folder):
+    check(capsys, repo)
+    (repo / "src" / "b.py").write_text("def beta():\n    return 2\n# edited\n")  # most memories cite it
+    assert check(capsys, repo) == ([], len(CITING_A))
+    assert deltas(folder) == []
