@@ -20,6 +20,7 @@ import hashlib
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,8 @@ _active: contextvars.ContextVar[Recorder | None] = contextvars.ContextVar("citat
 # index name -> builder(engine) -> value, and the kind whose checks use it; filled by @run_index
 INDEXES: dict[str, Callable[[Any], Any]] = {}
 INDEX_KINDS: dict[str, str] = {}
+# index name -> how it is built from one share per file; filled by @run_index_of_shares
+SHARED: dict[str, Shares] = {}
 
 
 class Recorder:
@@ -88,6 +91,37 @@ def run_index(name: str, kind: str):
         INDEXES[name] = index
         INDEX_KINDS[name] = kind
         return index
+
+    return decorate
+
+
+@dataclass(frozen=True)
+class Shares:
+    """An index built from one share per file: ``files(engine)`` lists the files, in order;
+    ``share(engine, rel)`` is one file's share, a plain value computed from that file alone; and
+    ``combine(engine, shares)`` builds the index from ``{rel: share}`` in the order of ``files``.
+    ``citations check -j`` computes the shares in its workers (see parallel.py)."""
+
+    files: Callable[[Any], list[str]]
+    share: Callable[[Any, str], Any]
+    combine: Callable[[Any, dict[str, Any]], Any]
+
+    def build(self, engine) -> Any:
+        return self.combine(engine, {rel: self.share(engine, rel) for rel in self.files(engine)})
+
+
+def run_index_of_shares(name: str, kind: str, files: Callable[[Any], list[str]], share: Callable[[Any, str], Any]):
+    """:func:`run_index` for an index that ``combine(engine, shares)`` builds from one share per
+    file (see :class:`Shares`); calling the decorated function returns the run's one value."""
+
+    def decorate(combine: Callable[[Any, dict[str, Any]], Any]) -> Callable[[Any], Any]:
+        shares = SHARED[name] = Shares(files, share, combine)
+
+        @functools.wraps(combine)
+        def build(engine):
+            return shares.build(engine)
+
+        return run_index(name, kind)(build)
 
     return decorate
 

@@ -2,9 +2,14 @@
 
 Workers are forked from the planning process, so they start with its engines, settings and
 plugins already loaded; only task numbers go to them and only plain rows come back. Each worker
-checks chunks of tasks and sends back their diagnostics, its cache hit counts and the cache
-entries it wrote; only the parent writes the cache file. Where ``fork`` is not available the
-files are checked in this process.
+takes chunks of work and sends back their results, its cache hit counts and the cache entries it
+wrote; only the parent writes the cache file. Where ``fork`` is not available the files are
+checked in this process.
+
+A run goes in two rounds. First the run-wide indexes the tasks' kinds use are built: one built
+from a share per file (every memory's id and links) has its shares computed by workers, which
+read and parse those files in parallel, and is combined in the parent. Then workers forked from
+the parent, which now holds every index, check the files.
 
 One file is the unit of work: a single large file is checked by one worker.
 """
@@ -12,9 +17,14 @@ One file is the unit of work: a single large file is checked by one worker.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import Any
 
+from pytest_citations.dependencies import INDEX_KINDS, SHARED
 from pytest_citations.diagnostics import Diagnostic
 from pytest_citations.engine import Task, run_task
+
+# Fewer shares than this are computed in the parent: forking workers would cost more.
+MIN_SHARES_IN_WORKERS = 256
 
 
 def available() -> bool:
@@ -27,25 +37,11 @@ def _engines(tasks: list[Task]) -> list:
     return list({id(task.engine): task.engine for task in tasks}.values())
 
 
-def _chunks(count: int, jobs: int) -> Iterator[list[int]]:
-    """Task numbers in chunks small enough to balance the workers, large enough to be cheap."""
-    size = max(1, min(64, count // (jobs * 8)))
-    for start in range(0, count, size):
-        yield list(range(start, min(start + size, count)))
-
-
-def _work(tasks: list[Task], todo, done) -> None:
-    """A worker: check chunks until told to stop; diagnostics travel as plain rows, cache entries
-    as the JSON values they are (nothing depends on classes being the same objects at both ends)."""
-    from pytest_citations.cache import diagnostic_to_json
-
-    try:
-        while (numbers := todo.get()) is not None:
-            found = [(number, [diagnostic_to_json(d) for d in run_task(tasks[number])]) for number in numbers]
-            engines = _engines([tasks[number] for number in numbers])
-            done.put((found, [engine.cache.take_changes() for engine in engines if engine.cache is not None], None))
-    except BaseException as exc:  # reported by the parent, which then stops
-        done.put(([], [], f"{type(exc).__name__}: {exc}"))
+def _chunks(first: int, count: int, jobs: int) -> list[list[int]]:
+    """Item numbers ``first`` to ``count - 1`` in chunks small enough to balance the workers,
+    large enough to be cheap."""
+    size = max(1, min(64, (count - first) // (jobs * 8)))
+    return [list(range(start, min(start + size, count))) for start in range(first, count, size)]
 
 
 def check(tasks: list[Task], jobs: int, advance: Callable[[str], None]) -> list[list[Diagnostic]]:
@@ -60,46 +56,117 @@ def check(tasks: list[Task], jobs: int, advance: Callable[[str], None]) -> list[
 
     from pytest_citations.cache import diagnostic_from_json
 
-    caches = {engine.cache.key: engine.cache for engine in _engines(tasks) if engine.cache is not None}
-    _build_indexes(tasks)
     context = multiprocessing.get_context("fork")
+    caches = {engine.cache.key: engine.cache for engine in _engines(tasks) if engine.cache is not None}
+    _build_indexes(tasks, jobs, context, caches)
+    # The first task is checked here: what checking imports on first use (a YAML or Markdown
+    # parser) is then imported once, before forking, instead of once in every worker.
+    results: list[list[Diagnostic]] = [run_task(tasks[0])]
+    advance(tasks[0].shown)
+    results.extend([] for _ in tasks[1:])
+    for found in _in_workers(context, jobs, _chunks(1, len(tasks), jobs), lambda numbers: _check(tasks, numbers), caches):
+        for number, rows in found:
+            results[number] = [diagnostic_from_json(row) for row in rows]
+            advance(tasks[number].shown)
+    return results
+
+
+def _check(tasks: list[Task], numbers: list[int]) -> tuple[list, list]:
+    """A worker's chunk of tasks: (task number, diagnostics as plain rows) each, and the engines
+    whose cache it used. Rows, not objects: nothing depends on classes being the same at both ends."""
+    from pytest_citations.cache import diagnostic_to_json
+
+    found = [(number, [diagnostic_to_json(d) for d in run_task(tasks[number])]) for number in numbers]
+    return found, _engines([tasks[number] for number in numbers])
+
+
+# -- the run-wide indexes, before forking the checking workers ----------------------------------------
+
+
+def _build_indexes(tasks: list[Task], jobs: int, context, caches: dict) -> None:
+    """Build the run-wide indexes the tasks' kinds use, so that every checking worker inherits
+    them instead of building each its own; the shares of an index built from one share per file
+    are computed by workers first, when there are enough of them."""
+    needed = _needed_indexes(tasks)
+    files = {(id(engine), name): SHARED[name].files(engine) for engine, name in needed if name in SHARED}
+    shares = [(engine, name, rel) for engine, name in needed for rel in files.get((id(engine), name), ())]
+    if len(shares) >= MIN_SHARES_IN_WORKERS:
+        found: dict[tuple[int, str], dict[str, Any]] = {key: {} for key in files}
+        # the first share here, as the first task in check(): what it imports, it imports once
+        first, _ = _shares(shares, [0])
+        for chunk in [first, *_in_workers(context, jobs, _chunks(1, len(shares), jobs), lambda numbers: _shares(shares, numbers), caches)]:
+            for number, value in chunk:
+                engine, name, rel = shares[number]
+                found[(id(engine), name)][rel] = value
+        for engine, name in needed:
+            if (id(engine), name) in found:
+                ordered = {rel: found[(id(engine), name)][rel] for rel in files[(id(engine), name)]}
+                engine.index(name, lambda engine=engine, name=name, ordered=ordered: SHARED[name].combine(engine, ordered))
+    for engine, name in needed:
+        engine.index_digest(name)
+
+
+def _needed_indexes(tasks: list[Task]) -> list[tuple[Any, str]]:
+    """(engine, index name) for every index a kind of the tasks uses, once each."""
+    kinds = {(id(task.engine), kind.name): task.engine for task in tasks for kind in task.kinds}
+    return [
+        (engine, name)
+        for name, kind in INDEX_KINDS.items()
+        for (_, kind_name), engine in kinds.items()
+        if kind_name == kind
+    ]
+
+
+def _shares(shares: list[tuple[Any, str, str]], numbers: list[int]) -> tuple[list, list]:
+    """A worker's chunk of index shares: (share number, value) each, and the engines used."""
+    found = [(number, SHARED[name].share(engine, rel)) for number in numbers for engine, name, rel in (shares[number],)]
+    return found, list({id(shares[number][0]): shares[number][0] for number in numbers}.values())
+
+
+# -- the worker pool ------------------------------------------------------------------------------
+
+
+def _in_workers(context, jobs: int, chunks: list[list[int]], work: Callable[[list[int]], tuple[Any, list]],
+                caches: dict) -> Iterator[Any]:
+    """``work(chunk)`` -> (result, engines whose cache it used) for every chunk, in up to ``jobs``
+    forked workers; yields each chunk's result as it arrives, after taking the cache entries the
+    worker wrote into the parent's caches."""
     todo, done = context.SimpleQueue(), context.Queue()
-    chunks = list(_chunks(len(tasks), jobs))
     for numbers in chunks:
         todo.put(numbers)
-    workers = [context.Process(target=_work, args=(tasks, todo, done), daemon=True) for _ in range(min(jobs, len(chunks)))]
+    workers = [
+        context.Process(target=_work, args=(work, list(caches.values()), todo, done), daemon=True)
+        for _ in range(min(jobs, len(chunks)))
+    ]
     for worker in workers:
         todo.put(None)
         worker.start()
-    results: list[list[Diagnostic]] = [[] for _ in tasks]
     try:
         for _ in chunks:
-            found, changes, error = _next(done, workers)
+            result, changes, error = _next(done, workers)
             if error:
                 raise RuntimeError(f"a worker process failed: {error}")
-            for number, rows in found:
-                results[number] = [diagnostic_from_json(row) for row in rows]
-                advance(tasks[number].shown)
             for change in changes:
                 caches[change["key"]].absorb(change)
+            yield result
     finally:
         for worker in workers:
             worker.join(timeout=5)
             if worker.is_alive():
                 worker.terminate()
-    return results
 
 
-def _build_indexes(tasks: list[Task]) -> None:
-    """Build, before forking, the run-wide indexes the tasks' kinds use, so that every worker
-    inherits them instead of building each its own."""
-    from pytest_citations import dependencies
-
-    needed = {(id(task.engine), kind.name): task.engine for task in tasks for kind in task.kinds}
-    for name, kind in dependencies.INDEX_KINDS.items():
-        for (_, kind_name), engine in needed.items():
-            if kind_name == kind:
-                engine.index_digest(name)
+def _work(work: Callable[[list[int]], tuple[Any, list]], caches: list, todo, done) -> None:
+    """A worker: do chunks until told to stop; cache entries travel as the JSON values they are.
+    What the parent wrote and counted before forking is the parent's: the worker sends only its own."""
+    try:
+        for cache in caches:
+            cache.take_changes()
+        while (numbers := todo.get()) is not None:
+            result, engines = work(numbers)
+            done.put((result, [engine.cache.take_changes() for engine in engines if engine.cache is not None], None))
+    except BaseException as exc:  # reported by the parent, which then stops
+        done.put((None, [], f"{type(exc).__name__}: {exc}"))
 
 
 def _next(done, workers):
@@ -111,4 +178,4 @@ def _next(done, workers):
             return done.get(timeout=1.0)
         except queue.Empty:
             if not any(worker.is_alive() for worker in workers):
-                return [], [], "every worker process exited early"
+                return None, [], "every worker process exited early"

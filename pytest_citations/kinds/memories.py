@@ -236,15 +236,22 @@ class MemoryIndex:
     supersedes: dict[str, list[str]]  # memory id -> ids it supersedes
 
 
-@dependencies.run_index("memories.index", kind="memories")
-def index_for(engine) -> MemoryIndex:
+def memory_files(engine) -> list[str]:
+    """Every memory under the repository root, in the order of a walk."""
+    return [rel for rel, kinds in engine.discover([engine.config.root]) if KIND in kinds]
+
+
+def _index_share(engine, rel: str) -> list | None:
+    """:func:`_index_entry`, cached with the file's hash."""
+    return engine.file_memo("memories.index", rel, lambda: _index_entry(engine, rel))
+
+
+@dependencies.run_index_of_shares("memories.index", kind="memories", files=memory_files, share=_index_share)
+def index_for(engine, shares: dict[str, list | None]) -> MemoryIndex:
     """Every memory under the repository root: its id and the ids it supersedes."""
     by_id: dict[str, list[str]] = {}
     supersedes: dict[str, list[str]] = {}
-    for rel, kinds in engine.discover([engine.config.root]):
-        if KIND not in kinds:
-            continue
-        entry = engine.file_memo("memories.index", rel, lambda rel=rel: _index_entry(engine, rel))
+    for rel, entry in shares.items():
         if entry is None:  # an unreadable memory reports its own diagnostic; the index goes on
             continue
         memory_id, targets = entry
