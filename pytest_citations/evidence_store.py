@@ -159,6 +159,36 @@ class Store:
                 self._columns[table] = set()
         return self._columns[table]
 
+    def rows_each(self, sql: str, keys: list[Any]) -> tuple[list[str], list[list[tuple]]]:
+        """(column names, for each key the rows ``execute(sql, (key,))`` gives), in one statement per
+        hundred keys: ``sql`` (``SELECT ...`` with one ``?``) repeated in a UNION ALL, each arm's rows
+        tagged with its key's position. A brief asks for a dozen documents and chunks at a time."""
+        names: list[str] = []
+        found: list[list[tuple]] = []
+        for start in range(0, len(keys), 100):
+            batch = keys[start : start + 100]
+            arms = " UNION ALL ".join(sql.replace("SELECT ", f"SELECT {tag}, ", 1) for tag in range(len(batch)))
+            cursor = self.connection.execute(arms, batch)
+            names = [d[0] for d in cursor.description][1:]
+            rows: list[list[tuple]] = [[] for _ in batch]
+            for tag, *values in cursor.fetchall():
+                rows[tag].append(tuple(values))
+            found.extend(rows)
+        return names, found
+
+    def preload(self, doc_ids: list[str], chunk_ids: list[str]) -> None:
+        """Look up at once the documents and chunks not looked up yet, so that ``has_document`` and
+        ``chunk_document`` answer from memory; on a store error each is looked up alone, as before."""
+        docs = [doc_id for doc_id in dict.fromkeys(doc_ids) if doc_id not in self._docs]
+        chunks = [chunk_id for chunk_id in dict.fromkeys(chunk_ids) if chunk_id not in self._chunks]
+        try:
+            _, rows = self.rows_each("SELECT 1 FROM documents WHERE id = ?", docs)
+            self._docs.update((doc_id, bool(found)) for doc_id, found in zip(docs, rows, strict=True))
+            _, rows = self.rows_each("SELECT doc_id FROM chunks WHERE id = ?", chunks)
+            self._chunks.update((chunk_id, found[0][0] if found else None) for chunk_id, found in zip(chunks, rows, strict=True))
+        except sqlite3.Error:
+            return
+
     def has_document(self, doc_id: str) -> bool:
         if doc_id not in self._docs:
             row = self.connection.execute("SELECT 1 FROM documents WHERE id = ?", (doc_id,)).fetchone()

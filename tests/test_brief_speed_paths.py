@@ -257,3 +257,79 @@ def test_cached_timestamps_and_hosts_are_the_plain_answers():
     assert timestamps.parse_iso_8601("2026-02-10T14:00:00+01:00").utcoffset().total_seconds() == 3600
     for url in ["https://WWW.Example.com./a", "ftp://x.y/", "http://[::1", "https://"]:
         assert registry._scheme_host(url) == registry._scheme_host.__wrapped__(url)
+
+
+def _irregular_store(tmp_path, dump: bool = False, text_column: str = "TEXT"):
+    """A store without keys: repeated ids, a NULL doc_id, an upper-case column name; as a SQLite
+    file or as SQL text loaded through the read-only authorizer."""
+    tmp_path.mkdir(exist_ok=True)
+    import sqlite3
+
+    from pytest_citations import evidence_store
+
+    sql = (
+        "CREATE TABLE documents (id TEXT, source_id TEXT);\n"
+        f"CREATE TABLE chunks (id TEXT, doc_id TEXT, {text_column} TEXT);\n"
+        "CREATE TABLE citations (id TEXT); CREATE TABLE syntheses (id TEXT, brief_path TEXT);\n"
+        "CREATE TABLE synthesis_markers (synthesis_id TEXT, marker INTEGER, citation_id TEXT);\n"
+        + "".join(f"INSERT INTO documents VALUES ('d{n % 70}', 's');\n" for n in range(140))
+        + "".join(f"INSERT INTO chunks VALUES ('c{n % 90}', {'NULL' if n % 13 == 0 else repr(f'd{n}')}, 'text {n}');\n"
+                  for n in range(250))
+    )
+    if dump:
+        (tmp_path / "store.sql").write_text(sql)
+        return evidence_store.open_readonly(tmp_path, "store.sql")
+    connection = sqlite3.connect(tmp_path / "store.sqlite")
+    connection.executescript(sql)
+    connection.commit()
+    connection.close()
+    return evidence_store.open_readonly(tmp_path, "store.sqlite")
+
+
+@pytest.mark.parametrize("dump", [False, True])
+def test_batched_store_reads_are_the_single_reads(tmp_path, dump):
+    store = _irregular_store(tmp_path, dump)
+    keys = [f"c{n}" for n in range(0, 240, 2)] + ["d3", "zz", "c4"]  # over a hundred, a repeat, missing ones
+    for sql in ("SELECT doc_id FROM chunks WHERE id = ?", "SELECT text FROM chunks WHERE id = ?", "SELECT 1 FROM documents WHERE id = ?"):
+        names, rows = store.rows_each(sql, keys)
+        single = [store.connection.execute(sql, (key,)) for key in keys]
+        assert names == [d[0] for d in single[0].description]
+        assert rows == [[tuple(row) for row in cursor.fetchall()] for cursor in single]
+    fresh = _irregular_store(tmp_path / "again", dump)
+    store.preload([f"d{n}" for n in range(80)], keys)
+    assert {d: store.has_document(d) for d in store._docs} == {d: fresh.has_document(d) for d in store._docs}
+    assert {c: store.chunk_document(c) for c in keys} == {c: fresh.chunk_document(c) for c in keys}
+
+
+def outcome(function, *args):
+    """What ``function(*args)`` gives: ("ok", the value) or (exception type, message)."""
+    try:
+        return "ok", function(*args)
+    except Exception as exc:  # the comparison is the point
+        return type(exc).__name__, str(exc)
+
+
+@pytest.mark.parametrize("text_column", ["text", "TEXT"])  # upper case: a KeyError, read alone or not
+def test_chunk_text_read_at_once_is_read_alone(tmp_path, text_column):
+    store = _irregular_store(tmp_path, text_column=text_column)
+    citations = {str(n): {"chunk_id": f"c{n}", "doc_id": "d1", "quote_span": {"start": 0, "end": 1}} for n in range(0, 120, 3)}
+    citations["999"] = {"chunk_id": 5, "quote_span": {}}
+    brief = briefs.Brief("b.md", {}, [], None, [], [], citations=citations, store=store)
+    alone = briefs.Brief("b.md", {}, [], None, [], [], citations={}, store=store)
+    for chunk_id in [*(c["chunk_id"] for c in citations.values()), "c2", "missing"]:
+        assert outcome(briefs.chunk_text, brief, chunk_id, "d1") == outcome(briefs.chunk_text, alone, chunk_id, "d1")
+    assert len(brief.memo["quoted_chunk_rows"]) == 40
+
+
+def test_a_store_without_the_column_fails_alone_as_it_did(tmp_path):
+    import sqlite3
+
+    from pytest_citations import evidence_store
+
+    connection = sqlite3.connect(":memory:")
+    connection.execute("CREATE TABLE chunks (id TEXT, body TEXT)")
+    store = evidence_store.Store("s", connection)
+    assert briefs._query_each(store, briefs._CHUNK_TEXT, ["a", "b"]) == {"a": None, "b": None}
+    store.preload(["d"], ["a"])  # nothing cached: chunk_document raises as it always did
+    with pytest.raises(sqlite3.OperationalError):
+        store.chunk_document("a")

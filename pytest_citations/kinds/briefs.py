@@ -473,11 +473,35 @@ def store_bullet_tags(store, brief_rel: str) -> dict[tuple[str, int], list[str]]
     return found or None
 
 
+_CHUNK_TEXT = "SELECT text FROM chunks WHERE id = ?"
+
+
+def _query_each(store, sql: str, keys: list[Any]) -> dict[Any, list[dict[str, Any]] | None]:
+    """``{key: _query(store, sql, (key,))}``, read in as few statements as the store allows."""
+    import sqlite3
+
+    try:
+        names, rows = store.rows_each(sql, keys)
+    except sqlite3.Error:
+        return {key: _query(store, sql, (key,)) for key in keys}
+    return {key: [dict(zip(names, row, strict=True)) for row in found] for key, found in zip(keys, rows, strict=True)}
+
+
+def _quoted_chunk_rows(brief: Brief) -> dict[Any, list[dict[str, Any]] | None]:
+    """The stored text rows of every chunk a citation of the brief quotes, read at once."""
+    if "quoted_chunk_rows" not in brief.memo:
+        quoting = [c for c in (brief.citations or {}).values() if isinstance(c, dict) and isinstance(c.get("quote_span"), dict)]
+        chunk_ids = list(dict.fromkeys(c["chunk_id"] for c in quoting if isinstance(c.get("chunk_id"), str)))
+        brief.memo["quoted_chunk_rows"] = _query_each(brief.store, _CHUNK_TEXT, chunk_ids)
+    return brief.memo["quoted_chunk_rows"]
+
+
 def chunk_text(brief: Brief, chunk_id: Any, doc_id: Any) -> tuple[str, str] | None:
     """(text, what it is) of the stored chunk, else of the stored document: the store first, then
     the sidecar's ``chunks`` / ``documents`` maps (``{"chunk_1": {"text": "..."}}``)."""
     if brief.store is not None and isinstance(chunk_id, str):
-        rows = _query(brief.store, "SELECT text FROM chunks WHERE id = ?", (chunk_id,))
+        read = _quoted_chunk_rows(brief)
+        rows = read[chunk_id] if chunk_id in read else _query(brief.store, _CHUNK_TEXT, (chunk_id,))
         if rows and isinstance(rows[0]["text"], str):
             return rows[0]["text"], f"chunk {chunk_id}"
     sidecar = brief.sidecar or {}

@@ -870,7 +870,11 @@ CREDIBILITY = ("credibility_score", "credibility")
 
 
 def _component(chunk: dict, names: tuple[str, ...]) -> float | None:
-    return next((_number(chunk[n]) for n in names if n in chunk), None)
+    """The first of ``names`` the chunk has, if a number."""
+    for name in names:
+        if name in chunk:
+            return _number(chunk[name])
+    return None
 
 
 @rule(
@@ -901,8 +905,10 @@ def pack_score_mismatch(brief: Brief, ctx):
     weights = ctx.options["weights"]
     for chunk in view["chunks"]:
         score = _number(chunk.get("score"))
+        if score is None or len(weights) != 3:
+            continue
         parts = [_component(chunk, names) for names in (SIMILARITY, RECENCY, CREDIBILITY)]
-        if score is None or None in parts or len(weights) != 3:
+        if None in parts:
             continue
         expected = sum(w * p for w, p in zip(weights, parts, strict=True))
         if abs(score - expected) > ctx.options["tolerance"]:

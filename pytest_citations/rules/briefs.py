@@ -334,7 +334,9 @@ def citation_not_in_store(brief: Brief, ctx):
     store = brief.store
     if store is None:
         return
-    for number, citation, marker in _objects(brief):
+    objects = _objects(brief)
+    store.preload(*([c[key] for _, c, _ in objects if isinstance(c.get(key), str) and c[key]] for key in ("doc_id", "chunk_id")))
+    for number, citation, marker in objects:
         doc_id, chunk_id = citation.get("doc_id"), citation.get("chunk_id")
         if isinstance(doc_id, str) and doc_id and not store.has_document(doc_id):
             yield _at(marker, f"citation [{number}]: doc_id {doc_id!r} is not in the evidence store {store.rel}")
