@@ -163,8 +163,16 @@ ABSTAIN_STATUS = "Synthesis Status: Insufficient Evidence"
 ABSTAIN_SECTIONS = ["Available Evidence Summary", "Why Insufficient"]
 
 
+def heading_titles(text: str) -> set[str]:
+    """The normalized text of every ATX heading (fences not considered)."""
+    return {_norm(m.group("text")) for m in _HEADING.finditer(text)}
+
+
 def looks_like_brief(text: str, claim_sections: list[str], references: str) -> bool:
-    titles = {_norm(m.group("text")) for m in _HEADING.finditer(text)}
+    return _is_brief(heading_titles(text), claim_sections, references)
+
+
+def _is_brief(titles: set[str], claim_sections: list[str], references: str) -> bool:
     claims = sum(1 for name in claim_sections if _norm(name) in titles)
     if _norm(ABSTAIN_STATUS) in titles and claims == 0:
         return True  # §3.2's abstaining report: B335 checks its sections
@@ -575,10 +583,10 @@ class Briefs:
         text = ctx.full_text()
         options = ctx.kind_options
         ctx.directives = markdown_directives(text)
-        if not looks_like_brief(text, options["claim-sections"], options["references-heading"]):
+        titles = heading_titles(text)
+        if not _is_brief(titles, options["claim-sections"], options["references-heading"]):
             return
         brief = read_brief(ctx.rel, text, options)
-        titles = [title for title, _ in headings(text)]
         brief.abstaining = _norm(ABSTAIN_STATUS) in titles and not brief.sections
         if brief.abstaining:
             brief.memo["abstain_sections"] = abstain_sections(text)
