@@ -16,6 +16,7 @@ outside the root) is computed once, from the cited file's raw bytes read through
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterator
@@ -308,12 +309,18 @@ class Cited:
     data: bytes = b""
     reason: str = ""
 
-    @property
+    @functools.cached_property
     def hash(self) -> str:
+        """Computed once: every tuple that cites the file compares its hash with it."""
         return git_history.content_hash(self.data)
 
-    def lines(self) -> list[bytes]:
+    @functools.cached_property
+    def _lines(self) -> list[bytes]:
         return split_lines(self.data)
+
+    def lines(self) -> list[bytes]:
+        """The file's lines, split once (one list shared by every caller: not to be changed)."""
+        return self._lines
 
 
 def split_lines(data: bytes) -> list[bytes]:
@@ -335,15 +342,15 @@ def is_absolute(artifact_id: str) -> bool:
 def read_cited(engine, artifact_id: str) -> Cited:
     """The cited file, confined to the root and read once per run (its target is never opened
     when it lies outside the root)."""
-    if is_absolute(artifact_id):
-        return Cited(OUTSIDE, reason=f"{artifact_id} is an absolute path, not a project-relative one")
-    if "\0" in artifact_id:
-        return Cited(MISSING, reason=f"{artifact_id!r} names no file")
     root, max_size = engine.config.root, engine.config.max_file_size
     return engine.memo(("code-tuples.file", artifact_id), lambda: _read(root, artifact_id, max_size))
 
 
 def _read(root: Path, artifact_id: str, max_size: int) -> Cited:
+    if is_absolute(artifact_id):
+        return Cited(OUTSIDE, reason=f"{artifact_id} is an absolute path, not a project-relative one")
+    if "\0" in artifact_id:
+        return Cited(MISSING, reason=f"{artifact_id!r} names no file")
     try:
         resolved = sources.resolve_inside(root, artifact_id)
     except sources.SourceError as error:
