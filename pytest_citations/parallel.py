@@ -25,6 +25,8 @@ from pytest_citations.engine import Task, run_task
 
 # Fewer shares than this are computed in the parent: forking workers would cost more.
 MIN_SHARES_IN_WORKERS = 256
+# From this many tasks on, the parent checks the first one itself before forking (see check()).
+MIN_TASKS_TO_CHECK_ONE_FIRST = 64
 
 
 def available() -> bool:
@@ -59,12 +61,15 @@ def check(tasks: list[Task], jobs: int, advance: Callable[[str], None]) -> list[
     context = multiprocessing.get_context("fork")
     caches = {engine.cache.key: engine.cache for engine in _engines(tasks) if engine.cache is not None}
     _build_indexes(tasks, jobs, context, caches)
-    # The first task is checked here: what checking imports on first use (a YAML or Markdown
-    # parser) is then imported once, before forking, instead of once in every worker.
-    results: list[list[Diagnostic]] = [run_task(tasks[0])]
-    advance(tasks[0].shown)
-    results.extend([] for _ in tasks[1:])
-    for found in _in_workers(context, jobs, _chunks(1, len(tasks), jobs), lambda numbers: _check(tasks, numbers), caches):
+    results: list[list[Diagnostic]] = [[] for _ in tasks]
+    # Among many tasks, the first is checked here: what checking loads on first use (a Markdown
+    # parser, a source registry) is then loaded once, before forking, not once in every worker.
+    # Among few, one task is too large a part of the run to check before the workers start.
+    first = 1 if len(tasks) >= MIN_TASKS_TO_CHECK_ONE_FIRST else 0
+    if first:
+        results[0] = run_task(tasks[0])
+        advance(tasks[0].shown)
+    for found in _in_workers(context, jobs, _chunks(first, len(tasks), jobs), lambda numbers: _check(tasks, numbers), caches):
         for number, rows in found:
             results[number] = [diagnostic_from_json(row) for row in rows]
             advance(tasks[number].shown)

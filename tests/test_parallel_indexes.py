@@ -48,10 +48,12 @@ def run(capsys, *args) -> tuple[int, str, str]:
     return code, captured.out, captured.err
 
 
-@pytest.fixture
-def shares_in_workers(monkeypatch):
-    """Every index share computed by a worker, however few there are."""
+@pytest.fixture(params=[1, 10**9], ids=["first-task-in-parent", "every-task-in-workers"])
+def shares_in_workers(monkeypatch, request):
+    """Every index share computed by a worker, however few there are; the first task checked by
+    the parent before forking, or not."""
     monkeypatch.setattr(parallel, "MIN_SHARES_IN_WORKERS", 1)
+    monkeypatch.setattr(parallel, "MIN_TASKS_TO_CHECK_ONE_FIRST", request.param)
 
 
 @pytest.mark.skipif(not parallel.available(), reason="no fork on this platform")
