@@ -92,6 +92,11 @@ class FrontMatter:
     first_line: int  # file line of the first YAML line
 
 
+# A line (split on "\n" alone) that is "---" or "..." and then whitespace only (str.isspace's,
+# which is what \s matches in a str pattern): the line that closes the front matter.
+_CLOSING_LINE = re.compile(r"^(?:---|\.\.\.)\s*$", re.M)
+
+
 def split(text: str) -> tuple[int, int, int] | None:
     """(start, end, first line) of the YAML between ``---`` lines, or None if there is none.
 
@@ -102,16 +107,8 @@ def split(text: str) -> tuple[int, int, int] | None:
     if first.rstrip("\r").rstrip() != DELIMITER:
         return None
     start = len(text) if first_end == -1 else first_end + 1
-    position = start
-    while position < len(text):
-        line_end = text.find("\n", position)
-        line = text[position:] if line_end == -1 else text[position:line_end]
-        if line.rstrip("\r").rstrip() in (DELIMITER, "..."):
-            return start, position, 2
-        if line_end == -1:
-            break
-        position = line_end + 1
-    return start, -1, 2
+    closing = _CLOSING_LINE.search(text, start)
+    return (start, closing.start(), 2) if closing else (start, -1, 2)
 
 
 MAX_DEPTH = 100

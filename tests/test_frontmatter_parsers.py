@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import PROJECT
 from pytest_citations import frontmatter
@@ -142,3 +144,53 @@ def test_the_c_parser_driven_directly_gives_the_same_events_on_real_memories(rea
         if bounds and bounds[1] != -1:
             via_yaml, direct = _events_both_ways(text[bounds[0] : bounds[1]])
             assert direct == via_yaml, path
+
+
+# -- the closing line found by a regex is the one the line-by-line reading finds ----------------------
+
+
+def reference_split(text: str):
+    """The front matter's bounds read line by line, as the spec describes them."""
+    first_end = text.find("\n")
+    first = text if first_end == -1 else text[:first_end]
+    if first.rstrip("\r").rstrip() != "---":
+        return None
+    start = len(text) if first_end == -1 else first_end + 1
+    position = start
+    while position < len(text):
+        line_end = text.find("\n", position)
+        line = text[position:] if line_end == -1 else text[position:line_end]
+        if line.rstrip("\r").rstrip() in ("---", "..."):
+            return start, position, 2
+        if line_end == -1:
+            break
+        position = line_end + 1
+    return start, -1, 2
+
+
+SPLIT_TEXTS = [
+    "---\na: 1\n---\nbody", "---\r\na: 1\r\n...\r\n", "---\na: 1\n--- \t\x0b\x0c\x1c\x85\xa0\u2028\u3000\nb",
+    "---\na: 1\n---x\n----\n -- -\n...\n", "---", "---\n", "---\n---", "---\na\n---", " ---\na\n---\n",
+    "---\na\n \n---  \n  x\n", "---\na\r---\n", "---\na\u2028---\n", "--- \na: |\n  ---\n---\n", "",
+    "---\n" + "--- x\n" * 50 + "...",
+]
+_SPLIT_PIECES = st.sampled_from(["---", "...", "-", ".", "\n", "\r", "\r\n", " ", "\t", "\x0b", "\x1c", "\x85", "\xa0",
+                                 "\u2028", "\u3000", "a", "x: 1", "#"])
+
+
+@pytest.mark.parametrize("text", SPLIT_TEXTS, ids=repr)
+def test_split_finds_the_closing_line_the_line_by_line_reading_finds(text):
+    assert frontmatter.split(text) == reference_split(text)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(_SPLIT_PIECES, max_size=30).map(lambda pieces: "---\n" + "".join(pieces)))
+def test_split_on_generated_texts(text):
+    assert frontmatter.split(text) == reference_split(text)
+
+
+def test_split_on_every_project_and_real_file(realdata):
+    paths = [*FIXTURE_MEMORIES, *_hostile_memories(), *sorted(realdata.glob("**/*.md"))]
+    for path in paths:
+        text = path.read_bytes().decode("utf-8", "replace")
+        assert frontmatter.split(text) == reference_split(text), path
