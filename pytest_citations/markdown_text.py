@@ -53,5 +53,7 @@ def prose(text: str) -> str:
 
 def blank_inline_code_and_comments(text: str) -> str:
     """``text`` with code spans and HTML comments blanked (fenced blocks left to the caller)."""
+    if "`" not in text and "<!--" not in text:
+        return text  # neither can match
     text = HTML_COMMENT.sub(lambda m: blank(m.group()), text)
     return CODE_SPAN.sub(lambda m: blank(m.group()), text)

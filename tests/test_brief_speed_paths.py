@@ -333,3 +333,43 @@ def test_a_store_without_the_column_fails_alone_as_it_did(tmp_path):
     store.preload(["d"], ["a"])  # nothing cached: chunk_document raises as it always did
     with pytest.raises(sqlite3.OperationalError):
         store.chunk_document("a")
+
+
+# -- References entries: the body cut after the start, not by a lazy match --------------------------
+
+REFERENCE_ENTRY_START = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?\[(?P<number>[0-9]{1,9})\][ \t]+(?P<body>.*?)[ \t]*$")
+
+
+def entry_start(line: str):
+    found = briefs._ENTRY_START.match(line)
+    return (found.group("number"), found.start("number"), line[found.end() :].rstrip(" \t")) if found else None
+
+
+def reference_entry_start(line: str):
+    found = REFERENCE_ENTRY_START.match(line)
+    return (found.group("number"), found.start("number"), found.group("body")) if found else None
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from([" ", "\t", "-", "*", "+", "[", "]", "1", "23", "a", "\r", "\x0b", "\u2028", "\x85", "."]),
+                max_size=14).map("".join))
+def test_reference_entry_starts_read_the_same(line):
+    assert entry_start(line) == reference_entry_start(line)
+
+
+@pytest.mark.parametrize("line", [
+    '[1] Fed. "T". https://a.example/x', "  - [12]\t body \t ", "[1]   ", "[1]", "* [3] a\rb \t", "[1234567890] x",
+    "[1] a\u2028b  ", "+\t[7] x\x0b", "-[1] x",
+])
+def test_reference_entry_starts_read_the_same_on_tricky_lines(line):
+    assert entry_start(line) == reference_entry_start(line)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["`", "``", "<!--", "-->", "<", "!", "-", "a", "[1]", "\n", " "]), max_size=12).map("".join))
+def test_blanking_without_code_or_comments_is_the_plain_blanking(text):
+    from pytest_citations import markdown_text
+
+    plain = markdown_text.CODE_SPAN.sub(lambda m: markdown_text.blank(m.group()),
+                                        markdown_text.HTML_COMMENT.sub(lambda m: markdown_text.blank(m.group()), text))
+    assert markdown_text.blank_inline_code_and_comments(text) == plain

@@ -41,7 +41,8 @@ _HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(?P<text>.+?)[ \t#]*$", re.M)
 # (``int`` refuses over 4300 digits), and fullwidth digits such as ``[３]`` are never markers.
 _MARKER = re.compile(r"(?<!\\)\[([0-9]{1,9})\]")
 _MARKER_TEXT = re.compile(r"\[([0-9]{1,9})\]")
-_ENTRY_START = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?\[(?P<number>[0-9]{1,9})\][ \t]+(?P<body>.*?)[ \t]*$")
+# an entry's start; its body is the rest of the line without trailing blanks
+_ENTRY_START = re.compile(r"[ \t]*(?:[-*+][ \t]+)?\[(?P<number>[0-9]{1,9})\][ \t]+")
 _ENTRY = re.compile(
     r'^(?P<publisher>[^"\[\]]+?)\.\s+"(?P<title>.+?)"\.?'
     r"(?:\s+(?:Published\s+)?(?P<date>(?:[A-Z][a-z]{2,8}\.?\s+[0-9]{1,2},\s+[0-9]{4})|[0-9]{4}-[0-9]{2}-[0-9]{2})\.)?"
@@ -280,9 +281,10 @@ def read_brief(rel: str, text: str, options: dict[str, Any]) -> Brief:
         if in_references:
             start, _ = line_span(token.map[0], token.map[1])
             for offset, line in enumerate(text[start:line_span(token.map[0], token.map[1])[1]].split("\n")):
-                found = _ENTRY_START.match(line.rstrip("\r"))
+                line = line.rstrip("\r")
+                found = _ENTRY_START.match(line)
                 if found:
-                    body = found.group("body")
+                    body = line[found.end() :].rstrip(" \t")
                     entries.append(
                         Entry(int(found.group("number")), token.map[0] + offset + 1, found.start("number"), body, _ENTRY.match(body))
                     )
