@@ -34,6 +34,17 @@ def _cache_folder(config: pytest.Config) -> Path | None:
     return None if cache is None else cache.mkdir("citations")
 
 
+def shown_from(path: Path, start: Path) -> str:
+    """``path`` relative to ``start`` (an absolute, normal path), with ``/`` between folders."""
+    text, below = str(path), str(start).rstrip(os.sep) + os.sep
+    if text.startswith(below) and os.path.normpath(text) == text:  # what relpath gives, sooner
+        return text[len(below):].replace(os.sep, "/")
+    try:
+        return Path(os.path.relpath(text, start)).as_posix()
+    except ValueError:  # another drive
+        return path.as_posix()
+
+
 class CitationsWarning(UserWarning):
     """A warning-severity diagnostic; it does not fail the item."""
 
@@ -249,10 +260,7 @@ class CitationsFile(pytest.File):
     @functools.cached_property
     def shown_path(self) -> str:
         """The file's path as pytest shows paths: relative to where pytest was started."""
-        try:
-            return Path(os.path.relpath(self.path, self.config.invocation_params.dir)).as_posix()
-        except ValueError:  # another drive
-            return self.path.as_posix()
+        return shown_from(self.path, self.config.invocation_params.dir)
 
     def collect(self):
         yield CitationsItem.from_parent(self, name=ITEM_NAME)
@@ -278,8 +286,8 @@ class CitationsItem(pytest.Item):
     def setup(self) -> None:
         # The check runs in the setup phase so that every report of the item (setup, call,
         # teardown; JUnit takes the first) has the first diagnostic's line as its location.
-        self.check()
-        self.__dict__.pop("location", None)  # pytest's cached_property, computed at logstart
+        if self.check():  # its first line moves the location from line 0 (see reportinfo)
+            self.__dict__.pop("location", None)  # pytest's cached_property, computed at logstart
 
     def runtest(self) -> None:
         from pytest_citations.reporters.text import format_diagnostic

@@ -165,3 +165,17 @@ def test_claims_are_those_of_each_kinds_globs_taken_one_by_one(tmp_path):
                 if included or (globs.matches(rel, kind.sniff_include) and kind.sniff((root / rel).read_text())):
                     expected.append(kind.name)
             assert [kind.name for kind in engine.kinds_for(rel)] == expected, rel
+
+
+@pytest.mark.parametrize("start", ["/repo", "/repo/", "/", "/repo/sub", "/other"])
+@pytest.mark.parametrize(
+    "path", ["/repo/a.md", "/repo/.serena/memories/m.md", "/repo/sub/x.md", "/repository/a.md", "/repo/../a.md",
+             "/repo/./a.md", "/repo//a.md", "/a.md", "/repo"],
+)
+def test_shown_paths_are_what_relpath_gives(path, start):
+    from pathlib import PurePosixPath
+
+    from pytest_citations.plugin import shown_from
+
+    expected = PurePosixPath(os.path.relpath(path, start)).as_posix()
+    assert shown_from(PurePosixPath(path), PurePosixPath(start)) == expected
