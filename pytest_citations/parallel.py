@@ -40,9 +40,10 @@ def _engines(tasks: list[Task]) -> list:
 
 
 def _chunks(first: int, count: int, jobs: int) -> list[list[int]]:
-    """Item numbers ``first`` to ``count - 1`` in chunks small enough to balance the workers,
-    large enough to be cheap."""
-    size = max(1, min(64, (count - first) // (jobs * 8)))
+    """Item numbers ``first`` to ``count - 1`` in chunks small enough to balance the workers
+    (about 32 per worker: the last chunks to finish leave the others idle), large enough to be
+    cheap (at most 64 items: a chunk costs one message each way)."""
+    size = max(1, min(64, (count - first) // (jobs * 32)))
     return [list(range(start, min(start + size, count))) for start in range(first, count, size)]
 
 

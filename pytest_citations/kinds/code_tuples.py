@@ -130,7 +130,11 @@ def _scan_inline(text: str) -> Iterator[InlineMatch]:
 
 # -- JSON with positions ------------------------------------------------------------------------
 
-_SCALARS = json.JSONDecoder()
+# The C scanner behind json.JSONDecoder.raw_decode, called directly: scan_json calls it for every
+# key and scalar of a document, and the text is known to be valid JSON.
+_SCAN_ONCE = json.JSONDecoder().scan_once
+_SPACE = " \t\r\n"
+_SPACES = re.compile(r"[ \t\r\n]*")
 
 
 @dataclass
@@ -143,46 +147,57 @@ class Node:
 
 
 def _skip(text: str, index: int) -> int:
-    length = len(text)
-    while index < length and text[index] in " \t\r\n":
-        index += 1
-    return index
+    """``index``, or past the JSON whitespace there; called where there is some (the check is
+    made inline: compact JSON has none between most tokens)."""
+    return _SPACES.match(text, index).end()
 
 
 def scan_json(text: str, index: int = 0) -> Node:
     """A position tree of the JSON value at ``index`` (the text is known to be valid JSON)."""
-    index = _skip(text, index)
+    if text[index] in _SPACE:
+        index = _skip(text, index)
     char = text[index]
     if char == "{":
         members: dict[str, tuple[int, Node]] = {}
-        position = _skip(text, index + 1)
+        position = index + 1
+        if text[position] in _SPACE:
+            position = _skip(text, position)
         if text[position] == "}":
             return Node(members, index, position + 1)
         while True:
             key_start = position
-            key, position = _SCALARS.raw_decode(text, position)
-            position = _skip(text, position) + 1  # the colon
-            value = scan_json(text, position)
+            key, position = _SCAN_ONCE(text, position)
+            if text[position] in _SPACE:
+                position = _skip(text, position)
+            value = scan_json(text, position + 1)  # past the colon
             members[key] = (key_start, value)
-            position = _skip(text, value.end)
+            position = value.end
+            if text[position] in _SPACE:
+                position = _skip(text, position)
             if text[position] == ",":
-                position = _skip(text, position + 1)
+                position += 1
+                if text[position] in _SPACE:
+                    position = _skip(text, position)
                 continue
             return Node(members, index, position + 1)
     if char == "[":
         items: list[Node] = []
-        position = _skip(text, index + 1)
+        position = index + 1
+        if text[position] in _SPACE:
+            position = _skip(text, position)
         if text[position] == "]":
             return Node(items, index, position + 1)
         while True:
             value = scan_json(text, position)
             items.append(value)
-            position = _skip(text, value.end)
+            position = value.end
+            if text[position] in _SPACE:
+                position = _skip(text, position)
             if text[position] == ",":
                 position += 1
                 continue
             return Node(items, index, position + 1)
-    value, end = _SCALARS.raw_decode(text, index)
+    value, end = _SCAN_ONCE(text, index)
     return Node(value, index, end)
 
 
