@@ -50,10 +50,12 @@ def summary(brief: briefs.Brief) -> tuple:
 
 
 def read_both(text: str, monkeypatch) -> tuple[tuple, tuple]:
-    """(the fast reading, the reference reading: full parse, markers from the parsed children)."""
+    """(the fast reading, the reference reading: markdown-it's full parse of every file, markers
+    from the parsed children)."""
     fast = summary(briefs.read_brief("b.md", text, OPTIONS))
     with monkeypatch.context() as patch:
         patch.setattr(briefs, "_markdown", full_parser)
+        patch.setattr(briefs, "_plain_blocks", lambda text: None)
         patch.setattr(briefs, "_marker_numbers", lambda token, source, candidates, env: reference_token_markers(token))
         reference = summary(briefs.read_brief("b.md", text, OPTIONS))
     return fast, reference
@@ -373,3 +375,73 @@ def test_blanking_without_code_or_comments_is_the_plain_blanking(text):
     plain = markdown_text.CODE_SPAN.sub(lambda m: markdown_text.blank(m.group()),
                                         markdown_text.HTML_COMMENT.sub(lambda m: markdown_text.blank(m.group()), text))
     assert markdown_text.blank_inline_code_and_comments(text) == plain
+
+
+# -- plain briefs read without markdown-it: its block tokens, and the same brief ---------------------
+
+PLAIN_LINES = [
+    "", "# Daily Brief", "## Prevailing View", "## Counterarguments", "### Minority View", "#### What to Watch", "## References",
+    "- The Fed held rates. [1]", "- [Insufficient evidence to assess this claim]", "- GDP grew 2% in Q4 2025. [2][3]",
+    "- S&P 500 rose & fell [1]  ", "- [HIGH CONFIDENCE] Rates [1](x) <b>", '[1] Fed. "FOMC". Feb 10, 2026. https://x.example/a',
+    "[2] FT. \"Stocks\". https://ft.example/c [Paywall]", "Paragraph text [1]", "2019 was a year [2]", "# Heading  ",
+    "# \u2003spaced\u2003 ", "- tail\u2002", "- [x] task", "text\u2028more", "- 1.5% higher [1]", "1.5% up", "[3 without close",
+]
+TRICKY_LINES = [
+    "-", "- ", "-  x", "-\tx", "---", "===", "- - x", "- 1. x", "1. x", "10) y", "* x", "+ x", "  - x", "    code", "> q",
+    "```", "~~~", "#", "# ", "#x", "####### x", "# a #", "<div>", "[1]: http://x", "- #x", " x", "\tx", "x\r", "a\0b",
+    "- x\\", "\ufeffx",
+]
+
+
+def block_view(tokens) -> list[tuple]:
+    return [(t.type, t.map if t.type not in ("bullet_list_open",) and not t.type.endswith("_close") else None,
+             t.content if t.type == "inline" else "") for t in tokens]
+
+
+def check_plain(text: str) -> bool:
+    """Whether :func:`briefs._plain_blocks` reads ``text``; when it does, its tokens are markdown-it's."""
+    plain = briefs._plain_blocks(text)
+    if plain is not None:
+        assert block_view(plain) == block_view(briefs._markdown().parse(text, {}))
+    return plain is not None
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    st.lists(st.one_of(st.sampled_from(PLAIN_LINES), st.sampled_from(PLAIN_LINES), st.sampled_from(TRICKY_LINES)), max_size=14),
+    st.sampled_from(["", "\n", "\n\n"]),
+)
+def test_generated_documents_read_the_same_without_markdown_it(lines, end):
+    text = "\n".join(lines) + end
+    check_plain(text)
+    patch = pytest.MonkeyPatch()
+    try:
+        fast, reference = read_both(text, patch)
+    finally:
+        patch.undo()
+    assert fast == reference
+
+
+@pytest.mark.parametrize("text", [
+    brief_with(["Plain claim [1]", "Second [2]"]),
+    "# H\n- a\n- b\n\n- c\n\n## X\n- d\n## Y\npara\nline2\n\n[1] x\n- e",
+    "- a\n- b\n\n\n", "- a\n\n- b\n# h", "p\n- a\n- b", "", "\n", "\n\n# h", "# h\n\n\npara  \n",
+])
+def test_plain_documents_are_read_without_markdown_it(text):
+    assert check_plain(text)
+
+
+@pytest.mark.parametrize("text", ["- a\npara", "- a\n  more", "p\n===", "[1]: u\n- a [1]", "- a\r\n", "* a", "- 1. a"])
+def test_other_documents_go_to_markdown_it(text):
+    assert briefs._plain_blocks(text) is None
+
+
+def test_every_bench_brief_is_plain_and_reads_the_same(monkeypatch):
+    bench = sorted(Path("/tmp/pytest-citations-bench").glob("briefs-scale0.01-*"))
+    if not bench:
+        pytest.skip("no bench corpus of briefs in /tmp/pytest-citations-bench (bench/corpora.py briefs --scale 0.01)")
+    for path in sorted(bench[0].rglob("*.md"))[:100]:
+        text = path.read_text(encoding="utf-8")
+        assert check_plain(text), path
+        fast, reference = read_both(text, monkeypatch)
+        assert fast == reference, path

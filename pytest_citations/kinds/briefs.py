@@ -226,6 +226,99 @@ def _markdown():
     return MarkdownIt("commonmark").disable(["inline", "text_join"])
 
 
+# The lines of a brief as generators write them, which :func:`_plain_blocks` reads without
+# markdown-it: ATX headings without ``#`` in their text, ``- `` bullets and paragraph lines that start
+# with a letter, digit or ``[`` (never an ordered list's ``1.``), and empty lines.
+_PLAIN_HEADING = re.compile(r"(#{1,6}) ([^#]*)")
+_PLAIN_BULLET = re.compile(r"- ([A-Za-z0-9\[].*)")
+_PLAIN_PARAGRAPH = re.compile(r"[A-Za-z0-9\[].*")
+_ORDERED_START = re.compile(r"[0-9]{1,9}[.)](?:[ \t]|$)")
+
+
+@dataclass
+class _Block:
+    """What :func:`read_brief` reads of a markdown-it token."""
+
+    type: str
+    map: list[int] | None = None
+    content: str = ""
+
+
+def _plain_blocks(text: str) -> list[_Block] | None:
+    """The block tokens markdown-it gives ``text`` (as far as :func:`read_brief` reads them), when
+    every line is a plain heading, bullet, paragraph line or empty line and no link reference can
+    be defined; None otherwise, and for a paragraph line right after a bullet (a lazy continuation).
+    About half of what markdown-it spends on a brief, this takes a tenth of."""
+    if "]:" in text or "\r" in text or "\0" in text:
+        return None
+    from markdown_it.common.utils import mdTrim
+
+    lines = text.split("\n")
+    if text.endswith("\n"):
+        lines.pop()  # markdown-it counts no line after a final newline
+    kinds: list[tuple[str, str]] = []
+    for line in lines:
+        if not line:
+            kinds.append(("blank", ""))
+        elif line[0] == "#":
+            found = _PLAIN_HEADING.fullmatch(line)
+            if found is None:
+                return None
+            kinds.append(("heading", mdTrim(found.group(2).rstrip(" \t"))))
+        elif line[0] == "-":
+            found = _PLAIN_BULLET.fullmatch(line)
+            if found is None or _ORDERED_START.match(found.group(1)):
+                return None
+            kinds.append(("bullet", mdTrim(found.group(1))))
+        elif _PLAIN_PARAGRAPH.fullmatch(line) and not _ORDERED_START.match(line):
+            kinds.append(("paragraph", line))
+        else:
+            return None
+    return _blocks(kinds)
+
+
+def _blocks(kinds: list[tuple[str, str]]) -> list[_Block] | None:
+    """The tokens of classified lines: headings, lists of bullets (an item spans the empty lines
+    after it) and paragraphs."""
+    from markdown_it.common.utils import mdTrim
+
+    blocks: list[_Block] = []
+    in_list = False
+    index = 0
+    while index < len(kinds):
+        kind, content = kinds[index]
+        if kind != "bullet" and in_list and kind != "blank":
+            blocks.append(_Block("bullet_list_close"))
+            in_list = False
+        if kind == "heading":
+            blocks += [_Block("heading_open", [index, index + 1]), _Block("inline", [index, index + 1], content), _Block("heading_close")]
+        elif kind == "bullet":
+            after = index + 1
+            if after < len(kinds) and kinds[after][0] == "paragraph":
+                return None  # a lazy continuation line
+            while after < len(kinds) and kinds[after][0] == "blank":
+                after += 1
+            if not in_list:
+                blocks.append(_Block("bullet_list_open"))
+                in_list = True
+            blocks += [
+                _Block("list_item_open", [index, after]), _Block("paragraph_open", [index, index + 1]),
+                _Block("inline", [index, index + 1], content), _Block("paragraph_close"), _Block("list_item_close"),
+            ]
+        elif kind == "paragraph":
+            end = index + 1
+            while end < len(kinds) and kinds[end][0] == "paragraph":
+                end += 1
+            joined = mdTrim("\n".join(line for _, line in kinds[index:end]))
+            blocks += [_Block("paragraph_open", [index, end]), _Block("inline", [index, end], joined), _Block("paragraph_close")]
+            index = end
+            continue
+        index += 1
+    if in_list:
+        blocks.append(_Block("bullet_list_close"))
+    return blocks
+
+
 def _marker_numbers(token, source: str, candidates: list[Marker], env: dict[str, Any]) -> list[int]:
     """The numbers of an inline token's markers as CommonMark reads them (outside links, code and
     HTML). When ``source`` (the token's lines) holds no link, escape, entity, code span or HTML and
@@ -246,7 +339,9 @@ def read_brief(rel: str, text: str, options: dict[str, Any]) -> Brief:
     references_title = _norm(options.get("references-heading", "References"))
     prefixes = options.get("abstain-prefixes", ABSTAIN_PREFIXES)
     env: dict[str, Any] = {}
-    tokens = _markdown().parse(text, env)
+    tokens = _plain_blocks(text)
+    if tokens is None:
+        tokens = _markdown().parse(text, env)
     line_starts = [0, *(match.end() for match in _NEWLINE.finditer(text)), len(text) + 1]
 
     def line_span(first: int, last: int) -> tuple[int, int]:  # 0-based [first, last) lines
