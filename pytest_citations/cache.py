@@ -37,7 +37,7 @@ from pytest_citations import __version__, dependencies, sources
 from pytest_citations.diagnostics import Diagnostic, Edit, Fix, Severity
 from pytest_citations.fix import replace_atomically
 
-FORMAT = 2
+FORMAT = 3
 PRUNE_DAYS = 30
 DELTA_SHARE = 1 / 8  # the share of the entries that deltas may hold before a new base is written
 MAX_DELTAS = 16

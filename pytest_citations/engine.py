@@ -258,9 +258,17 @@ class Engine:
         return found
 
     def _claim(self, rel: str) -> tuple:
+        """The kinds that claim ``rel``; kept with the file's hash, since they depend only on its
+        path and bytes (and the settings, which key the whole cache)."""
         claimable, matchers = self._matchers()
         if not claimable(rel):
             return ()
+        names = self.file_memo("claim", rel, lambda: self._claim_names(rel, matchers))
+        if not (isinstance(names, list) and all(isinstance(name, str) for name in names)):  # a damaged memo
+            names = self._claim_names(rel, matchers)
+        return tuple(kind for kind in self.kinds if kind.name in names)
+
+    def _claim_names(self, rel: str, matchers: list[tuple]) -> list[str]:
         claimed = []
         to_sniff = []
         for kind, claims, excluded in matchers:
@@ -269,9 +277,9 @@ class Engine:
                 continue
             (claimed if how == _INCLUDED else to_sniff).append(kind)
         if to_sniff:
-            names = self.file_memo("sniff", rel, lambda: self._sniff(rel, to_sniff))
-            claimed.extend(kind for kind in to_sniff if kind.name in names)
-        return tuple(sorted(claimed, key=self.kinds.index))
+            sniffed = self._sniff(rel, to_sniff)
+            claimed.extend(kind for kind in to_sniff if kind.name in sniffed)
+        return [kind.name for kind in claimed]
 
     def _matchers(self) -> tuple:
         """(claimable(rel), [(kind, claims(rel), excluded(rel)), ...]): whether any kind's include

@@ -127,7 +127,7 @@ def stat_inside(root: Path, path: str) -> tuple[str, os.stat_result]:
         real_folder = _resolved_folder_text(folder)
         if real_folder == base or real_folder.startswith(base if base.endswith(os.sep) else base + os.sep):
             dependencies.note_path(real_root, path)
-            return os.path.join(real_folder, name), info
+            return (real_folder if real_folder.endswith(os.sep) else real_folder + os.sep) + name, info
     resolved = resolve_inside(root, path)
     return str(resolved), os.stat(resolved)
 

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 
 import pytest
@@ -115,6 +116,7 @@ def test_first_match_is_the_first_list_that_matches(lists):
 
 
 def _memories_repo(root, count=3):
+    root.mkdir(exist_ok=True)
     (root / "pyproject.toml").write_text("[tool.citations]\n")
     (root / "src").mkdir()
     (root / "src" / "a.py").write_text("def a():\n    return 1\n")
@@ -179,3 +181,23 @@ def test_shown_paths_are_what_relpath_gives(path, start):
 
     expected = PurePosixPath(os.path.relpath(path, start)).as_posix()
     assert shown_from(PurePosixPath(path), PurePosixPath(start)) == expected
+
+
+@pytest.mark.parametrize("damaged", ["memories", 5, None, [1], {"memories": 1}])
+def test_a_damaged_claim_memo_is_not_trusted(tmp_path, damaged):
+    root = _memories_repo(tmp_path / "repo")
+    folder = tmp_path / "cache"
+    engine = Engine.load(root)
+    engine.enable_cache(folder)
+    claimed = {rel: kinds for rel, kinds in engine.discover([root])}
+    engine.save_cache()
+    (path,) = folder.glob("results-*.json")
+    data = json.loads(path.read_text())
+    for entry in data["files"].values():
+        entry["memo"]["claim"] = damaged
+    path.write_text(json.dumps(data))
+    again = Engine.load(root)
+    again.enable_cache(folder)
+    assert {rel: tuple(k.name for k in kinds) for rel, kinds in again.discover([root])} == {
+        rel: tuple(k.name for k in kinds) for rel, kinds in claimed.items()
+    }
