@@ -16,6 +16,7 @@ One file is the unit of work: a single large file is checked by one worker.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -70,7 +71,7 @@ def check(tasks: list[Task], jobs: int, advance: Callable[[str], None]) -> list[
     if first:
         results[0] = run_task(tasks[0])
         advance(tasks[0].shown)
-    for found in _in_workers(context, jobs, _chunks(first, len(tasks), jobs), lambda numbers: _check(tasks, numbers), caches):
+    for found in _in_workers(context, jobs, _chunks(first, len(tasks), jobs), functools.partial(_check, tasks), caches):
         for number, rows in found:
             results[number] = [diagnostic_from_json(row) for row in rows]
             advance(tasks[number].shown)
@@ -97,17 +98,12 @@ def _build_indexes(tasks: list[Task], jobs: int, context, caches: dict) -> None:
     files = {(id(engine), name): SHARED[name].files(engine) for engine, name in needed if name in SHARED}
     shares = [(engine, name, rel) for engine, name in needed for rel in files.get((id(engine), name), ())]
     if len(shares) >= MIN_SHARES_IN_WORKERS:
-        found: dict[tuple[int, str], dict[str, Any]] = {key: {} for key in files}
-        # the first share here, as the first task in check(): what it imports, it imports once
-        first, _ = _shares(shares, [0])
-        for chunk in [first, *_in_workers(context, jobs, _chunks(1, len(shares), jobs), lambda numbers: _shares(shares, numbers), caches)]:
-            for number, value in chunk:
-                engine, name, rel = shares[number]
-                found[(id(engine), name)][rel] = value
+        found = _computed_shares(shares, jobs, context, caches)
         for engine, name in needed:
-            if (id(engine), name) in found:
-                ordered = {rel: found[(id(engine), name)][rel] for rel in files[(id(engine), name)]}
-                engine.index(name, lambda engine=engine, name=name, ordered=ordered: SHARED[name].combine(engine, ordered))
+            key = (id(engine), name)
+            if key in files:
+                ordered = {rel: found[key][rel] for rel in files[key]}
+                engine.index(name, functools.partial(SHARED[name].combine, engine, ordered))
     for engine, name in needed:
         engine.index_digest(name)
 
@@ -123,9 +119,26 @@ def _needed_indexes(tasks: list[Task]) -> list[tuple[Any, str]]:
     ]
 
 
+def _computed_shares(shares: list[tuple[Any, str, str]], jobs: int, context, caches: dict) -> dict:
+    """{(engine id, index name): {file: share}} for every (engine, index name, file) of ``shares``:
+    the first computed here, as the first task in check() (what it imports, it imports once), the
+    rest by workers."""
+    first, _ = _shares(shares, [0])
+    in_workers = _in_workers(context, jobs, _chunks(1, len(shares), jobs), functools.partial(_shares, shares), caches)
+    found: dict[tuple[int, str], dict[str, Any]] = {}
+    for chunk in [first, *in_workers]:
+        for number, value in chunk:
+            engine, name, rel = shares[number]
+            found.setdefault((id(engine), name), {})[rel] = value
+    return found
+
+
 def _shares(shares: list[tuple[Any, str, str]], numbers: list[int]) -> tuple[list, list]:
-    """A worker's chunk of index shares: (share number, value) each, and the engines used."""
-    found = [(number, SHARED[name].share(engine, rel)) for number in numbers for engine, name, rel in (shares[number],)]
+    """A chunk of index shares: (share number, value) each, and the engines whose cache it used."""
+    found = []
+    for number in numbers:
+        engine, name, rel = shares[number]
+        found.append((number, SHARED[name].share(engine, rel)))
     return found, list({id(shares[number][0]): shares[number][0] for number in numbers}.values())
 
 
