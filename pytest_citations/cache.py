@@ -321,8 +321,8 @@ class ResultCache:
     def paths_digest(self, paths: list[str]) -> str:
         """One digest of the current fingerprints of ``paths`` (the files table holds each file's
         hash once; a result keeps only this)."""
-        fingerprint = self.fingerprint
-        text = "".join([f"{path}\0{fingerprint(path)}\0" for path in paths])
+        known, fingerprint = self._fingerprints, self.fingerprint
+        text = "".join([f"{path}\0{known.get(path) or fingerprint(path)}\0" for path in paths])
         return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
 
     def depends_on(self, rel: str, changed: set[str]) -> bool | None:

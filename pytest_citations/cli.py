@@ -236,10 +236,12 @@ def run_check(args: argparse.Namespace) -> int:
         if args.fix:  # one file after another: a fix may change what the next file reads
             fix_and_check = progress.wrap(_fixer(fixed))
             results = [run_task(task, fix_and_check) for task in tasks]
-        else:
+        elif known:
             todo = [task for task in tasks if task not in known]
             checked = dict(zip(todo, parallel.check(todo, args.jobs, progress.advance), strict=True))
             results = [known[task] if task in known else checked[task] for task in tasks]
+        else:
+            results = parallel.check(tasks, args.jobs, progress.advance)
     except git_history.ChangesError as exc:
         print(f"citations: error: --since {args.since}: {exc}", file=sys.stderr)
         return EXIT_USAGE
