@@ -194,3 +194,17 @@ def test_split_on_every_project_and_real_file(realdata):
     for path in paths:
         text = path.read_bytes().decode("utf-8", "replace")
         assert frontmatter.split(text) == reference_split(text), path
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["---\n" + ("--- " + " " * 1000 + "x\n") * 200, "---\n" + "---" + " \n" * 100_000 + "x", "---\n" + "a\n" * 200_000],
+    ids=["closing-like-lines", "whitespace-run", "never-closed"],
+)
+def test_split_on_hostile_texts_takes_linear_time(text):
+    import time
+
+    started = time.perf_counter()
+    bounds = frontmatter.split(text)
+    assert time.perf_counter() - started < 1.0
+    assert bounds == reference_split(text)

@@ -75,3 +75,19 @@ _PIECES = st.sampled_from(
 @given(st.lists(_PIECES, max_size=40).map("".join))
 def test_generated_texts(text):
     assert_same(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["[" + "a" * 200_000, "[a" * 100_000, ("[" + "a" * 500 + " ") * 400, "[" * 200_000, ("[" + "-" * 999 + "\n") * 200],
+    ids=["one-long-id", "many-brackets", "long-ids", "only-brackets", "long-lines"],
+)
+def test_hostile_texts_take_linear_time(text):
+    """Texts built to make the quick test backtrack: it stays linear (each character is looked at
+    a bounded number of times), and agrees with the full scan."""
+    import time
+
+    started = time.perf_counter()
+    found = code_tuples._MAY_HOLD_INLINE.search(text)
+    assert time.perf_counter() - started < 1.0
+    assert found is None and not reference(text)
