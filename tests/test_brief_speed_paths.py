@@ -445,9 +445,3 @@ def test_every_bench_brief_is_plain_and_reads_the_same(monkeypatch):
         assert check_plain(text), path
         fast, reference = read_both(text, monkeypatch)
         assert fast == reference, path
-
-
-def test_the_trimmed_characters_are_markdown_its():
-    from markdown_it.common.utils import MD_TRIM_CHARS
-
-    assert briefs.MARKDOWN_TRIM == MD_TRIM_CHARS
