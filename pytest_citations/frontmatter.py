@@ -290,7 +290,7 @@ class _Builder:
             problems = len(self.problems)
             value = self._construct(str(self.yaml.resolver.resolve(ScalarNode, text, implicit)), text, line, col)
             if len(self.problems) == problems:
-                if len(_PLAIN_VALUES) > 4096:
+                if len(_PLAIN_VALUES) > _PLAIN_VALUES_KEPT:
                     _PLAIN_VALUES.clear()
                 _PLAIN_VALUES[key] = value
         return value
@@ -305,6 +305,9 @@ class _Builder:
 
 
 _PLAIN_VALUES: dict[tuple, Any] = {}
+# enough for the distinct plain scalars of 10k memories (keys, ids, cited paths, line numbers),
+# so that the common ones are not forgotten and resolved again
+_PLAIN_VALUES_KEPT = 16384
 _UNSEEN = object()
 _YAML: dict[bool, Any] = {}
 
