@@ -104,6 +104,42 @@ def _git(root: Path, args: list[str], budget: _Budget, stdin: bytes | None = Non
     return completed.stdout if completed.returncode == 0 else None
 
 
+def _git_at_once(root: Path, commands: list[list[str]], budget: _Budget) -> list[bytes | None]:
+    """:func:`_git` of several commands run side by side (each mostly waits on the file system:
+    the two listings of ``--since`` each walk the work tree)."""
+    import subprocess
+
+    started = []
+    try:
+        for args in commands:
+            try:
+                started.append(subprocess.Popen(["git", "-C", str(root), "-c", "core.quotepath=off", *args],
+                                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=_environment()))
+            except OSError:
+                started.append(None)
+        return [_output(process, budget) for process in started]
+    finally:
+        for process in started:
+            if process is not None and process.poll() is None:
+                process.kill()
+                process.wait()
+
+
+def _output(process, budget: _Budget) -> bytes | None:
+    import subprocess
+
+    if process is None:
+        return None
+    left = budget.left()
+    if left <= 0:
+        raise TimeoutError
+    try:
+        out, _ = process.communicate(timeout=left)
+    except subprocess.TimeoutExpired:
+        raise TimeoutError from None
+    return out if process.returncode == 0 else None
+
+
 def _nested_repository(root: Path, rel: str) -> str | None:
     """The folder (repo-relative) of a repository nested under ``root`` that holds ``rel``."""
     parts = rel.split("/")[:-1]
@@ -153,8 +189,10 @@ def changed_since(root: Path, revision: str, timeout: float = DEFAULT_TIMEOUT) -
         base = _git(root, ["merge-base", revision, "HEAD"], budget)
         if base is None:
             raise ChangesError(f"no common ancestor of {revision!r} and HEAD (is it a revision of this repository?)")
-        diff = _git(root, ["diff", "--name-only", "-z", "--no-renames", "--relative", base.decode().strip(), "--"], budget)
-        untracked = _git(root, ["ls-files", "-z", "--others", "--exclude-standard"], budget)
+        diff, untracked = _git_at_once(root, [
+            ["diff", "--name-only", "-z", "--no-renames", "--relative", base.decode().strip(), "--"],
+            ["ls-files", "-z", "--others", "--exclude-standard"],
+        ], budget)
     except TimeoutError:
         raise ChangesError(f"git did not answer within {timeout:g} s") from None
     if diff is None or untracked is None:

@@ -194,3 +194,36 @@ def test_since_reads_paths_git_would_quote(repo, capsys):
     assert checked(capsys, repo) >= {"m_odd"}  # a full run records what it cites
     (repo / odd).write_text("def odd():\n    pass\n")
     assert checked(capsys, repo, "--since", "HEAD") == {"m_odd"}
+
+
+def test_since_lists_tracked_and_untracked_changes_side_by_side(repo):
+    from pytest_citations import git_history
+
+    assert git_history.changed_since(repo, "main") == {"src/a.py", f"{MEMORIES}/m_c.md", f"{MEMORIES}/m_new.md"}
+
+
+def test_since_that_runs_out_of_time_stops_its_git_commands(repo, monkeypatch):
+    from pytest_citations import git_history
+
+    started = []
+    real = subprocess.Popen
+
+    def popen(*args, **kwargs):
+        started.append(real(*args, **kwargs))
+        return started[-1]
+
+    monkeypatch.setattr(subprocess, "Popen", popen)
+    monkeypatch.setattr(git_history._Budget, "left", lambda self: -1.0 if started else 5.0)
+    with pytest.raises(git_history.ChangesError, match="did not answer"):
+        git_history.changed_since(repo, "main")
+    assert started and all(process.poll() is not None for process in started)
+
+
+def test_since_when_git_cannot_list_the_changes(repo, monkeypatch):
+    from pytest_citations import git_history
+
+    real = git_history._git_at_once
+    monkeypatch.setattr(git_history, "_git_at_once", lambda root, commands, budget: real(
+        root, [commands[0], ["ls-files", "--no-such-option"]], budget))
+    with pytest.raises(git_history.ChangesError, match="could not list"):
+        git_history.changed_since(repo, "main")
