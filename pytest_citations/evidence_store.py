@@ -147,6 +147,44 @@ class Store:
     _docs: dict[str, bool] = field(default_factory=dict)
     _chunks: dict[str, str | None] = field(default_factory=dict)
     _columns: dict[str, set[str]] = field(default_factory=dict)
+    _keys_read: bool = False  # whether read_keys ran
+    _complete: bool = False  # whether _docs and _chunks hold every id (see read_keys)
+
+    def _plain_unique_id(self, table: str) -> bool:
+        """Whether ``table``'s ``id`` is compared as plain text (TEXT or no affinity, no COLLATE in
+        the table's definition) and unique (a one-column primary key or unique index), so that
+        ``WHERE id = ?`` with a text key finds the one row whose id is that very string."""
+        row = self.connection.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)).fetchone()
+        if row is None:
+            return False
+        sql = row[0]
+        declared = {row[1].lower(): row[2].upper() for row in self.connection.execute(f"PRAGMA table_info({table})")}
+        if "id" not in declared or "COLLATE" in (sql or "").upper():
+            return False
+        kind = declared["id"]
+        if "INT" in kind or not (kind == "" or "BLOB" in kind or any(t in kind for t in ("CHAR", "CLOB", "TEXT"))):
+            return False  # a numeric affinity: '5' would find the row of 5
+        for index in self.connection.execute(f"PRAGMA index_list({table})"):
+            unique, partial = index[2], len(index) > 4 and index[4]
+            columns = [(row[2] or "").lower() for row in self.connection.execute(f"PRAGMA index_info({index[1]!r})")]
+            if unique and not partial and columns == ["id"]:
+                return True
+        return False
+
+    def read_keys(self) -> None:
+        """Read every document id and chunk's document once, when ids are plain unique text (as the
+        project's DDL makes them): each lookup then answers from memory exactly as its query would."""
+        if self._keys_read:
+            return
+        self._keys_read = True
+        try:
+            if not (self._plain_unique_id("documents") and self._plain_unique_id("chunks")):
+                return
+            docs = {row[0]: True for row in self.connection.execute("SELECT id FROM documents") if isinstance(row[0], str)}
+            chunks = {row[0]: row[1] for row in self.connection.execute("SELECT id, doc_id FROM chunks") if isinstance(row[0], str)}
+        except sqlite3.Error:
+            return
+        self._docs, self._chunks, self._complete = docs, chunks, True
 
     def columns(self, table: str) -> set[str]:
         """The column names of ``table``, ASCII-lowercased as SQLite compares them (none when there
@@ -179,6 +217,9 @@ class Store:
     def preload(self, doc_ids: list[str], chunk_ids: list[str]) -> None:
         """Look up at once the documents and chunks not looked up yet, so that ``has_document`` and
         ``chunk_document`` answer from memory; on a store error each is looked up alone, as before."""
+        self.read_keys()
+        if self._complete:
+            return
         docs = [doc_id for doc_id in dict.fromkeys(doc_ids) if doc_id not in self._docs]
         chunks = [chunk_id for chunk_id in dict.fromkeys(chunk_ids) if chunk_id not in self._chunks]
         try:
@@ -190,6 +231,8 @@ class Store:
             return
 
     def has_document(self, doc_id: str) -> bool:
+        if self._complete and isinstance(doc_id, str):
+            return doc_id in self._docs
         if doc_id not in self._docs:
             row = self.connection.execute("SELECT 1 FROM documents WHERE id = ?", (doc_id,)).fetchone()
             self._docs[doc_id] = row is not None
@@ -197,6 +240,8 @@ class Store:
 
     def chunk_document(self, chunk_id: str) -> str | None:
         """The doc_id of a chunk, or None when there is no such chunk."""
+        if self._complete and isinstance(chunk_id, str):
+            return self._chunks.get(chunk_id)
         if chunk_id not in self._chunks:
             row = self.connection.execute("SELECT doc_id FROM chunks WHERE id = ?", (chunk_id,)).fetchone()
             self._chunks[chunk_id] = row[0] if row else None

@@ -5,6 +5,7 @@ hand-made bullets and generated ones."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 from pathlib import Path
@@ -445,3 +446,53 @@ def test_every_bench_brief_is_plain_and_reads_the_same(monkeypatch):
         assert check_plain(text), path
         fast, reference = read_both(text, monkeypatch)
         assert fast == reference, path
+
+
+SCHEMAS = {
+    "the project's": None,
+    "no keys": "CREATE TABLE documents (id TEXT, source_id TEXT); CREATE TABLE chunks (id TEXT, doc_id TEXT, text TEXT);",
+    "NOCASE ids": "CREATE TABLE documents (id TEXT COLLATE NOCASE PRIMARY KEY); CREATE TABLE chunks (id TEXT PRIMARY KEY, doc_id, text);",
+    "integer ids": "CREATE TABLE documents (id TEXTINT PRIMARY KEY); CREATE TABLE chunks (id CHARINT PRIMARY KEY, doc_id, text);",
+    "untyped ids": "CREATE TABLE documents (id PRIMARY KEY); CREATE TABLE chunks (id UNIQUE, doc_id, text);",
+    "partial index": "CREATE TABLE documents (id TEXT PRIMARY KEY);"
+                     "CREATE TABLE chunks (id TEXT, doc_id, text); CREATE UNIQUE INDEX c ON chunks (id) WHERE id > 'c5';",
+    "covering index": "CREATE TABLE documents (id TEXT PRIMARY KEY);"
+                      "CREATE TABLE chunks (id TEXT, doc_id, text); CREATE INDEX c ON chunks (id, doc_id);",
+    "without rowid": "CREATE TABLE documents (id TEXT PRIMARY KEY) WITHOUT ROWID;"
+                     "CREATE TABLE chunks (id VARCHAR(20) PRIMARY KEY, doc_id, text) WITHOUT ROWID;",
+}
+
+
+@pytest.mark.parametrize("schema", list(SCHEMAS))
+def test_ids_read_whole_answer_as_their_queries(tmp_path, schema):
+    import sqlite3
+
+    from pytest_citations import evidence_store
+
+    path = tmp_path / "s.sqlite"
+    if SCHEMAS[schema] is None:
+        evidence_store.init(path)
+    connection = sqlite3.connect(path)
+    connection.executescript((SCHEMAS[schema] or "") + "CREATE TABLE IF NOT EXISTS citations (id TEXT);"
+                             "CREATE TABLE IF NOT EXISTS syntheses (id TEXT, brief_path TEXT);"
+                             "CREATE TABLE IF NOT EXISTS synthesis_markers (synthesis_id TEXT, marker INTEGER, citation_id TEXT);")
+    extra = ", source_id, url" if "url" in {row[1] for row in connection.execute("PRAGMA table_info(documents)")} else ""
+    for n in range(12):
+        for value in (f"d{n}", n, f"D{n}") if schema != "integer ids" else (n,):
+            with contextlib.suppress(sqlite3.IntegrityError):
+                connection.execute(f"INSERT INTO documents (id{extra}) VALUES (?{', 1, 2' if extra else ''})", (value,))
+        for turn, value in enumerate((f"c{n}", f"C{n}", n, f"c{n}")):  # c{n} twice, where nothing keeps it unique
+            with contextlib.suppress(sqlite3.IntegrityError):
+                connection.execute("INSERT INTO chunks (id, doc_id, text) VALUES (?, ?, 'x')", (value, f"d{(9 - n - turn) % 5}" if n % 4 else 7))
+    connection.commit()
+    connection.close()
+    read = evidence_store.open_readonly(tmp_path, "s.sqlite")
+    keys = [f"{p}{n}" for p in "dDcC" for n in range(14)] + ["5", "05", 5]
+    read.preload([k for k in keys if isinstance(k, str)], [k for k in keys if isinstance(k, str)])
+    assert read._complete == (schema in ("the project's", "without rowid", "untyped ids"))
+    alone = evidence_store.open_readonly(tmp_path, "s.sqlite")
+    for key in keys:
+        found = alone.connection.execute("SELECT 1 FROM documents WHERE id = ?", (key,)).fetchone()
+        assert read.has_document(key) == (found is not None)
+        row = alone.connection.execute("SELECT doc_id FROM chunks WHERE id = ?", (key,)).fetchone()
+        assert read.chunk_document(key) == (row[0] if row else None)
