@@ -91,8 +91,10 @@ def _scheme_host(url: str) -> tuple[str, str] | None:
     return parts.scheme.lower(), host.lower()
 
 
+@functools.lru_cache(maxsize=16384)
 def url_matches(url: str, registry_url: str, mode: str = "host") -> bool:
-    """Whether a citation ``url`` belongs to the source whose registry URL is ``registry_url``."""
+    """Whether a citation ``url`` belongs to the source whose registry URL is ``registry_url``
+    (cached: a document is cited by many briefs)."""
     cited, listed = _scheme_host(url), _scheme_host(registry_url)
     if cited is None or listed is None:
         return False

@@ -366,11 +366,12 @@ def _pack(counts: list[tuple[str, int]], **extra: Any) -> dict:
 )
 def numeric_claim_uncorroborated(brief: Brief, ctx):
     options = ctx.options
+    names_compile = all_compile(tuple(options["non-numeric-names"]))
     for bullet in brief.bullets:
         cited = bullet_citations(brief, bullet)
         if bullet.abstain or not cited:
             continue  # uncited bullets are B301's and B307's
-        if not all_compile(tuple(options["non-numeric-names"])):
+        if not names_compile:
             numeric_parts(bullet.text, options["non-numeric-names"])  # raises where it always did
         sources = [source_of(brief, c.get("source_id")) for _, c in cited]
         if bullet.section == "watch" and any(s is not None and options["calendar-tag"] in s.tags for s in sources):
@@ -434,12 +435,13 @@ def policy_claim_without_tier_1(brief: Brief, ctx):
     if not brief.pack:
         return
     options = ctx.options
+    patterns_compile = all_compile((*options["policy-patterns"], *options["macro-patterns"]))
     pack_chunks = [c for c in brief.pack.get("chunks") or () if isinstance(c, dict)]
     for bullet in brief.bullets:
         cited = bullet_citations(brief, bullet)
         if bullet.abstain or not cited:
             continue
-        if not all_compile((*options["policy-patterns"], *options["macro-patterns"])):
+        if not patterns_compile:
             bullet_topics(brief, bullet, options)  # raises where it always did, if it does
         if any(tier_of(brief, c) == 1 for _, c in cited):
             continue
@@ -962,11 +964,14 @@ UNCERTAINTY_MARKERS = [
 ]
 
 
-def _markers(items: list[str]) -> list[tuple[str, set[int]]]:
+@functools.lru_cache(maxsize=16)
+def _markers(items: tuple[str, ...]) -> list[tuple[str, str, set[int]]]:
+    """(phrase, its casefolded form, admitted tiers) of each "phrase => tiers" setting; read once."""
     found = []
     for item in items:
         phrase, _, tiers = item.partition("=>")
-        found.append((phrase.strip(), {int(t) for t in tiers.replace(",", " ").split() if t.isdigit()}))
+        phrase = phrase.strip()
+        found.append((phrase, phrase.casefold(), {int(t) for t in tiers.replace(",", " ").split() if t.isdigit()}))
     return found
 
 
@@ -986,11 +991,11 @@ def _markers(items: list[str]) -> list[tuple[str, set[int]]]:
     "Drop the marker when the claim has the stronger sources, or cite what the marker says.",
 )
 def uncertainty_marker_overstates(brief: Brief, ctx):
-    markers = _markers(ctx.options["markers"])
+    markers = _markers(tuple(ctx.options["markers"]))
     for bullet in brief.bullets:
         text = " ".join(claim_text(bullet.text).split()).casefold()
-        for phrase, tiers in markers:
-            if phrase and phrase.casefold() in text:
+        for phrase, folded, tiers in markers:
+            if phrase and folded in text:
                 wrong = [(n, c) for n, c in bullet_citations(brief, bullet) if tier_of(brief, c) not in tiers]
                 if wrong:
                     admitted = ", ".join(str(t) for t in sorted(tiers))
