@@ -11,12 +11,13 @@ the stored citation objects each marker resolves to, from the sidecar ``<stem>.c
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Any
+from typing import Any, NamedTuple
 
 from pytest_citations import jsonlines, markdown_text, sources
 from pytest_citations.kinds import Reported
@@ -235,8 +236,7 @@ _PLAIN_PARAGRAPH = re.compile(r"[A-Za-z0-9\[].*")
 _ORDERED_START = re.compile(r"[0-9]{1,9}[.)](?:[ \t]|$)")
 
 
-@dataclass
-class _Block:
+class _Block(NamedTuple):
     """What :func:`read_brief` reads of a markdown-it token."""
 
     type: str
@@ -421,8 +421,6 @@ def read_brief(rel: str, text: str, options: dict[str, Any]) -> Brief:
 
 
 def _line_col(line_starts: list[int], offset: int) -> tuple[int, int]:
-    import bisect
-
     index = bisect.bisect_right(line_starts, offset) - 1
     return index + 1, offset - line_starts[index] + 1
 

@@ -216,7 +216,9 @@ def publisher_of(brief: Brief, item: dict) -> str:
 
 def bullet_citations(brief: Brief, bullet: Bullet) -> list[tuple[int, dict]]:
     """(number, citation object) of a bullet's markers, once each; computed once per bullet."""
-    memo = brief.memo.setdefault("bullet_citations", {})
+    memo = brief.memo.get("bullet_citations")
+    if memo is None:
+        memo = brief.memo["bullet_citations"] = {}
     key = (bullet.section, bullet.index)
     if key not in memo:
         citations = brief.citations or {}

@@ -314,7 +314,7 @@ def missing_citation_object(brief: Brief, ctx):
 )
 def citation_missing_field(brief: Brief, ctx):
     for number, citation, marker in _objects(brief):
-        missing = [f for f in REQUIRED_FIELDS if not (isinstance(citation.get(f), str) and citation.get(f).strip())]
+        missing = [f for f in REQUIRED_FIELDS if not (isinstance(value := citation.get(f), str) and value.strip())]
         if missing:
             yield _at(marker, f"citation [{number}] lacks required field{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
 
