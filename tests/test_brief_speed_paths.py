@@ -496,3 +496,15 @@ def test_ids_read_whole_answer_as_their_queries(tmp_path, schema):
         assert read.has_document(key) == (found is not None)
         row = alone.connection.execute("SELECT doc_id FROM chunks WHERE id = ?", (key,)).fetchone()
         assert read.chunk_document(key) == (row[0] if row else None)
+
+
+def test_a_long_plain_brief_reads_in_linear_time_and_the_same():
+    import time
+
+    lines = ["## Prevailing View", *(f"- Claim {n} held at {n}% [{n % 9 + 1}]" for n in range(20000)), "", "## References",
+             *(f'[{n}] P. "T". https://x.example/{n}' for n in range(1, 10)), "- " + "word [1] " * 20000]
+    text = "\n".join(lines) + "\n"
+    start = time.perf_counter()
+    plain = briefs._plain_blocks(text)
+    assert plain is not None and time.perf_counter() - start < 2.0
+    assert block_view(plain) == block_view(briefs._markdown().parse(text, {}))
