@@ -89,3 +89,19 @@ def test_fixtures_give_the_serial_answer_with_shares_from_workers(fixture, tmp_p
     root = tmp_path / fixture
     shutil.copytree(PROJECT / "fixtures" / fixture, root)
     assert run(capsys, root, "--no-cache", "-j", "2")[:2] == run(capsys, root, "--no-cache")[:2]
+
+
+@pytest.mark.skipif(not parallel.available(), reason="no fork on this platform")
+@pytest.mark.usefixtures("shares_in_workers")
+def test_a_nested_root_has_its_own_index_from_workers(repo, capsys):
+    """A folder with settings of its own is another root, whose memories make another index: an
+    id declared in both roots is a duplicate in neither, and a link resolves within its root."""
+    nested = repo / "sub"
+    (nested / MEMORIES).mkdir(parents=True)
+    (nested / "pyproject.toml").write_text("[tool.citations]\n")
+    memory(nested, "m5", "id: m5\nlinks:\n  - related: m1\n")
+    memory(nested, "local", "id: local\nlinks:\n  - related: m5\n")
+    serial = run(capsys, repo, "--no-cache")
+    shown = {(d["path"], d["code"]) for d in json.loads(serial[1])["diagnostics"]}
+    assert ("sub/.serena/memories/m5.md", "M213") in shown and ("sub/.serena/memories/m5.md", "M214") not in shown
+    assert run(capsys, repo, "--no-cache", "-j", "2")[:2] == serial[:2]
