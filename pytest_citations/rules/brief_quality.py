@@ -406,6 +406,20 @@ def bullet_topics(brief: Brief, bullet: Bullet, options: dict) -> tuple[dict[str
     return topics(bullet.text, options["policy-patterns"], options["macro-patterns"]), "keywords"
 
 
+def _tier_1_pack_sources(brief: Brief, pack_chunks: list[dict], tags: list[str], match_topic: bool) -> list:
+    """The source ids of the pack's Tier 1 chunks (sharing a tag when ``match_topic``), in order."""
+    available = []
+    for chunk in pack_chunks:
+        if tier_of(brief, chunk) != 1:
+            continue
+        source = source_of(brief, chunk.get("source_id"))
+        if match_topic and source is not None and source.tags and not set(tags) & set(source.tags):
+            continue
+        if chunk.get("source_id") not in available:
+            available.append(chunk.get("source_id"))
+    return available
+
+
 @rule(
     "B321", "policy-claim-without-tier-1", kind=KIND,
     options={
@@ -439,6 +453,7 @@ def policy_claim_without_tier_1(brief: Brief, ctx):
     options = ctx.options
     patterns_compile = all_compile((*options["policy-patterns"], *options["macro-patterns"]))
     pack_chunks = [c for c in brief.pack.get("chunks") or () if isinstance(c, dict)]
+    available_by_tags: dict[tuple[str, ...], list] = {}  # the same for every bullet with the same tags
     for bullet in brief.bullets:
         cited = bullet_citations(brief, bullet)
         if bullet.abstain or not cited:
@@ -451,15 +466,9 @@ def policy_claim_without_tier_1(brief: Brief, ctx):
         tags = [t for t in options["policy-tags"] if t in found]
         if not tags:
             continue
-        available = []
-        for chunk in pack_chunks:
-            if tier_of(brief, chunk) != 1:
-                continue
-            source = source_of(brief, chunk.get("source_id"))
-            if options["match-topic"] and source is not None and source.tags and not set(tags) & set(source.tags):
-                continue
-            if chunk.get("source_id") not in available:
-                available.append(chunk.get("source_id"))
+        if tuple(tags) not in available_by_tags:
+            available_by_tags[tuple(tags)] = _tier_1_pack_sources(brief, pack_chunks, tags, options["match-topic"])
+        available = available_by_tags[tuple(tags)]
         if not available:
             continue
         why = ", ".join(f"{t} ({found[t]!r})" if found[t] else t for t in tags)
