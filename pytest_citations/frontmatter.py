@@ -277,7 +277,7 @@ class _Builder:
         if tag is None and (event.style or not event.implicit[0]):
             return text  # quoted: a string
         if tag:
-            return self._construct(str(tag), text, line, col)
+            return self._constructed(str(tag), text, line, col)
         return self._plain(text, tuple(event.implicit), line, col)
 
     def _plain(self, text: str, implicit: tuple, line: int, col: int) -> Any:
@@ -288,14 +288,15 @@ class _Builder:
         value = _PLAIN_VALUES.get(key, _UNSEEN)
         if value is _UNSEEN:
             problems = len(self.problems)
-            value = self._construct(str(self.yaml.resolver.resolve(ScalarNode, text, implicit)), text, line, col)
+            value = self._constructed(str(self.yaml.resolver.resolve(ScalarNode, text, implicit)), text, line, col)
             if len(self.problems) == problems:
                 if len(_PLAIN_VALUES) > _PLAIN_VALUES_KEPT:
                     _PLAIN_VALUES.clear()
                 _PLAIN_VALUES[key] = value
         return value
 
-    def _construct(self, tag: str, text: str, line: int, col: int) -> Any:
+    def _constructed(self, tag: str, text: str, line: int, col: int) -> Any:
+        """The value of a scalar with its tag; the text itself, and a problem, if the tag refuses it."""
         try:
             return _construct(tag, text)
         except ValueError:
