@@ -321,15 +321,23 @@ def _yaml(pure: bool):
     return _YAML[pure]
 
 
+_OPENS = frozenset({"SequenceStartEvent", "MappingStartEvent"})
+_CLOSES = frozenset({"SequenceEndEvent", "MappingEndEvent"})
+
+
 def _skip(event, events) -> None:
     """Consume the events of one value without building it."""
-    depth = 1 if type(event).__name__ in ("SequenceStartEvent", "MappingStartEvent") else 0
-    while depth:
-        name = type(next(events)).__name__
-        if name in ("SequenceStartEvent", "MappingStartEvent"):
+    if type(event).__name__ not in _OPENS:
+        return
+    depth = 1
+    for following in events:
+        name = type(following).__name__
+        if name in _OPENS:
             depth += 1
-        elif name in ("SequenceEndEvent", "MappingEndEvent"):
+        elif name in _CLOSES:
             depth -= 1
+            if not depth:
+                return
 
 
 def _construct(tag: str, text: str) -> Any:
