@@ -25,6 +25,11 @@ def cid_for(normalized_url: str) -> str:
     return "cid_" + hashlib.sha256(normalized_url.encode("utf-8")).hexdigest()
 
 
+def cid_digest(normalized_url: str) -> bytes:
+    """The 32 bytes whose hex digits follow ``cid_`` in :func:`cid_for` (``normalized_url``)."""
+    return hashlib.sha256(normalized_url.encode("utf-8")).digest()
+
+
 _ABSOLUTE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*\n?://([^/?#]*)([^?#]*)(?:\?([^#]*))?")
 """scheme ``://`` authority, path, ``?`` query; the fragment is not captured. The scheme may end in
 one newline, as the ``^...$`` pattern this profile has always checked it with let through."""

@@ -121,5 +121,14 @@ class UrlCitations:
     def units(self, ctx) -> Iterator[Record | Reported]:
         return jsonlines.records(ctx, "U101", unit=Record)
 
+    @property
+    def quick_pass(self):
+        """``quick_pass(record, contexts)``: whether none of the rules in ``contexts`` (code -> its
+        RuleContext) reports anything for ``record``, told in one call; the engine runs the rules
+        one by one for a record it says False of, or when it raises."""
+        from pytest_citations.rules.url_citations import record_passes
+
+        return record_passes
+
 
 KIND = UrlCitations()

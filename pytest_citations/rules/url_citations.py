@@ -5,14 +5,15 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from pytest_citations import sources
 from pytest_citations.diagnostics import Edit, Fix
 from pytest_citations.jsonlines import loads, type_name
 from pytest_citations.kinds.url_citations import Record
-from pytest_citations.rules import Option, bundled_validator, rule
+from pytest_citations.rules import Finding, Option, bundled_validator, rule
 from pytest_citations.timestamps import parse_iso_8601
-from pytest_citations.urls import NotAbsoluteURL, cid_for, normalize_url
+from pytest_citations.urls import NotAbsoluteURL, cid_digest, cid_for, normalize_url
 
 KIND = "url-citations"
 STATUSES = ("valid", "invalid", "mismatch", "paywalled", "blocked")
@@ -39,9 +40,10 @@ def _cid_digest(record: Record) -> bytes | None:
     """The 32 bytes a well-formed cid (``cid_`` + 64 lowercase hex digits) spells, else None;
     computed once per record, for U105, U106 and U113."""
     memo = record.memo
-    if "cid digest" not in memo:
-        memo["cid digest"] = _digest(record.data.get("cid"))
-    return memo["cid digest"]
+    digest = memo.get("cid digest", memo)  # the memo itself stands for "not computed yet"
+    if digest is memo:
+        digest = memo["cid digest"] = _digest(record.data.get("cid"))
+    return digest
 
 
 def _digest(cid) -> bytes | None:
@@ -340,9 +342,10 @@ def cid_mismatch(record: Record, ctx):
     cid, normalized = record.data.get("cid"), record.data.get("normalized_url")
     if not isinstance(cid, str) or not isinstance(normalized, str):
         return ()
-    expected = cid_for(normalized)
-    if cid == expected or _cid_digest(record) is None:  # a malformed cid is U106's
+    digest = _cid_digest(record)
+    if digest is None or digest == cid_digest(normalized):  # a malformed cid is U106's
         return ()
+    expected = cid_for(normalized)
     edit = _replace(record, "cid", expected)
     fix = Fix("recompute cid from normalized_url", (edit,)) if edit else None
     return (record.finding(f"cid is not the SHA-256 of normalized_url {normalized!r}; expected {expected}", "cid", fix),)
@@ -483,19 +486,22 @@ def http_status_inconsistent(record: Record, ctx):
     ## Fix
     Re-validate the URL and record the status the response supports.
     """
-    code, status = record.data.get("http_status"), record.data.get("status")
+    message = _http_status_problem(record.data.get("http_status"), record.data.get("status"))
+    return (record.finding(message, "http_status"),) if message else ()
+
+
+def _http_status_problem(code, status) -> str | None:
+    """What is wrong with ``http_status`` ``code`` for ``status``, or None."""
     if not _is_integer(code):
-        return ()
+        return None
     code = int(code)
     if not 100 <= code <= 599:
-        message = f"http_status {code} is not an HTTP status code (100-599)"
-    elif status == "valid" and code >= 400:
-        message = f"status is 'valid' but http_status is {code}"
-    elif status == "invalid" and 200 <= code < 300:
-        message = f"status is 'invalid' but http_status is {code} (success)"
-    else:
-        return ()
-    return (record.finding(message, "http_status"),)
+        return f"http_status {code} is not an HTTP status code (100-599)"
+    if status == "valid" and code >= 400:
+        return f"status is 'valid' but http_status is {code}"
+    if status == "invalid" and 200 <= code < 300:
+        return f"status is 'invalid' but http_status is {code} (success)"
+    return None
 
 
 def _found_by(record: Record) -> list:
@@ -538,12 +544,12 @@ def found_by_wave(record: Record, ctx):
     Record the wave that produced the artifact.
     """
     allowed = ctx.options["allowed-waves"]
-    findings = []
+    findings: tuple[Finding, ...] = ()
     for index, entry in enumerate(_found_by(record)):
         wave = entry.get("wave") if isinstance(entry, dict) else None
         if _is_integer(wave) and int(wave) not in allowed:
             expected = " or ".join(str(w) for w in allowed)
-            findings.append(record.finding(f"found_by[{index}].wave is {wave}; expected {expected}", "found_by", index=index))
+            findings += (record.finding(f"found_by[{index}].wave is {wave}; expected {expected}", "found_by", index=index),)
     return findings
 
 
@@ -621,7 +627,7 @@ def artifact_path_missing(record: Record, ctx):
     ## Fix
     Point `artifact_path` at the wave output, relative to the run directory, and commit that output.
     """
-    findings = []
+    findings: tuple[Finding, ...] = ()
     for index, entry in enumerate(_found_by(record)):
         path = entry.get("artifact_path") if isinstance(entry, dict) else None
         verdict = _artifact_verdict(ctx, path) if isinstance(path, str) else "ok"
@@ -631,7 +637,7 @@ def artifact_path_missing(record: Record, ctx):
                 "does not exist under the run directory {!r}"
             )
             message = f"found_by[{index}].artifact_path {path!r} " + problem.format(run_dir)
-            findings.append(record.finding(message, "found_by", index=index))
+            findings += (record.finding(message, "found_by", index=index),)
     return findings
 
 
@@ -663,13 +669,13 @@ def artifact_path_escapes(record: Record, ctx):
     ## Fix
     Use a path relative to the run directory, without `..`.
     """
-    findings = []
+    findings: tuple[Finding, ...] = ()
     for index, entry in enumerate(_found_by(record)):
         path = entry.get("artifact_path") if isinstance(entry, dict) else None
         if isinstance(path, str) and _artifact_verdict(ctx, path) == "escapes":
             run_dir = run_directory(ctx.rel).as_posix()
             message = f"found_by[{index}].artifact_path {path!r} escapes the run directory {run_dir!r}"
-            findings.append(record.finding(message, "found_by", index=index))
+            findings += (record.finding(message, "found_by", index=index),)
     return findings
 
 
@@ -716,6 +722,14 @@ class FirstLines:
                 self._lines[cid] = line
             else:
                 self._buckets[hash(digest) & self._mask] += digest + line.to_bytes(8, "little")
+
+
+def _first_lines(ctx) -> FirstLines:
+    """U113's index of the line each cid of the file first appeared on."""
+    first_seen = ctx.state.get("cids")
+    if first_seen is None:
+        first_seen = ctx.state["cids"] = FirstLines()
+    return first_seen
 
 
 def _merge_fix(ctx, first_line: int, record: Record) -> Fix | None:
@@ -781,11 +795,55 @@ def duplicate_cid(record: Record, ctx):
     cid = record.data.get("cid")
     if not isinstance(cid, str):
         return ()
-    first_seen = ctx.state.get("cids")
-    if first_seen is None:
-        first_seen = ctx.state["cids"] = FirstLines()
-    first_line = first_seen.first(cid, _cid_digest(record), record.line)
+    first_line = _first_lines(ctx).first(cid, _cid_digest(record), record.line)
     if first_line == record.line:
         return ()
     fix = _merge_fix(ctx, first_line, record)
     return (record.finding(f"cid {cid} already appears on line {first_line}: merge the records", "cid", fix),)
+
+
+def record_passes(record: Record, contexts: dict[str, Any]) -> bool:
+    """Whether none of the rules in ``contexts`` (code -> its RuleContext) reports anything for
+    ``record``, in one pass over the record instead of one call per rule.
+
+    False says only "run the rules": it is also the answer for anything out of the common way
+    (a record the schema refuses, a rule not enabled whose question is asked anyway). True is
+    only given when each rule's own test passes, with the rules' own helpers, and after doing to
+    the rules' state what their checks do (U113 remembers the cid's line)."""
+    data = record.data
+    if not _fast_valid(data):  # U102; every field below has its schema type from here on
+        return False
+    status, normalized = data["status"], data["normalized_url"]
+    if status not in STATUSES or not _is_iso_8601(data["checked_at"]):  # U107, U108
+        return False
+    if _http_status_problem(data.get("http_status"), status) is not None:  # U109
+        return False
+    digest = _cid_digest(record)
+    if digest is None or digest != cid_digest(normalized):  # U106, U105
+        return False
+    any_context = next(iter(contexts.values()), None)
+    if any_context is None:
+        return True
+    if _normalized_original(record, any_context.kind_options["url-profile"]) != normalized:  # U103, U104
+        return False
+    return _found_by_passes(record, contexts) and _first_appearance(record, contexts, digest)
+
+
+def _found_by_passes(record: Record, contexts: dict[str, Any]) -> bool:
+    """U110, U111 and U112 for a ``found_by`` the schema accepts."""
+    waves = contexts.get("U110")
+    artifacts = contexts.get("U111") or contexts.get("U112")
+    for entry in record.data["found_by"]:
+        if waves is not None and int(entry["wave"]) not in waves.options["allowed-waves"]:
+            return False
+        if artifacts is not None and _artifact_verdict(artifacts, entry["artifact_path"]) != "ok":
+            return False
+    return True
+
+
+def _first_appearance(record: Record, contexts: dict[str, Any], digest: bytes) -> bool:
+    """U113: whether the record's cid appears here first, remembered as U113's check does."""
+    duplicates = contexts.get("U113")
+    if duplicates is None:
+        return True
+    return _first_lines(duplicates).first(record.data["cid"], digest, record.line) == record.line

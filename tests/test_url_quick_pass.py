@@ -1,0 +1,187 @@
+"""The url kind's one-call check of a record (``quick_pass``) says a record passes only when every
+rule, run one by one, reports nothing for it, and leaves the rules' state as they would.
+
+Each file is checked twice, with fresh rule contexts: once with every rule on every record, and
+once as the engine does with a kind's ``quick_pass`` (the rules run only for the records it does
+not pass). Both must give the same findings, in the same order."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pytest_citations.engine import Engine, FileContext, RuleContext
+from pytest_citations.kinds import Reported
+from pytest_citations.kinds.url_citations import KIND
+from pytest_citations.urls import cid_for, normalize_spec
+
+REALDATA = Path("/work/shared/realdata")
+
+
+def _contexts(engine: Engine, file: FileContext) -> dict[str, RuleContext]:
+    return {r.code: RuleContext(file, engine.config.rule_options.get(r.code, {})) for r in engine.enabled_rules(KIND)}
+
+
+def both_ways(path: Path) -> tuple[list, list, int]:
+    """(findings of the rules one by one, findings with quick_pass, records it passed) for the
+    citations file ``path``."""
+    engine = Engine.load(path.parent)
+    rel = path.resolve().relative_to(engine.config.root).as_posix()
+    checks = {r.code: r.check for r in engine.enabled_rules(KIND)}
+    results = []
+    passed = 0
+    for use_quick_pass in (False, True):
+        file = FileContext(engine, rel, KIND)
+        contexts = _contexts(engine, file)
+        found = []
+        for record in KIND.units(file):
+            if isinstance(record, Reported):
+                continue
+            if use_quick_pass and KIND.quick_pass(record, contexts):
+                passed += 1
+                continue
+            for code, ctx in contexts.items():
+                found.extend((code, f.line, f.col, f.message) for f in checks[code](record, ctx) or ())
+        results.append(found)
+    return results[0], results[1], passed
+
+
+def _record(url: str, **fields) -> dict:
+    normalized = normalize_spec(url)
+    record = {
+        "schema_version": "citation.v1", "normalized_url": normalized, "cid": cid_for(normalized), "url": normalized,
+        "url_original": url, "status": "valid", "checked_at": "2026-02-13T12:35:00Z", "http_status": 200,
+        "found_by": [{"wave": 1, "perspective_id": "p1", "agent_type": "A", "artifact_path": "wave-1/p1.md"}],
+        "notes": "ok",
+    }
+    record.update(fields)
+    return record
+
+
+def _write_run(root: Path, lines: list[str], pyproject: str = "") -> Path:
+    run = root / "run"
+    (run / "citations").mkdir(parents=True, exist_ok=True)
+    (run / "wave-1").mkdir(exist_ok=True)
+    (run / "wave-1" / "p1.md").write_text("x\n")
+    (root / "pyproject.toml").write_text("[tool.citations]\n" + pyproject)
+    (run / "citations" / "citations.jsonl").write_text("\n".join(lines) + "\n")
+    return run / "citations" / "citations.jsonl"
+
+
+UPPER = "cid_" + cid_for("https://b.example/")[4:].upper()
+TRICKY = [
+    _record("https://a.example/x?utm_source=1"),
+    _record("https://a.example/x?utm_source=2"),  # the cid of line 1 again
+    _record("https://b.example/", cid=UPPER),
+    _record("https://c.example/", cid="cid_alpha"),
+    _record("https://d.example/", checked_at="2026-02-30", status="ok", http_status=404),
+    _record("https://d.example/2", status="Valid"),
+    _record("https://d.example/3", checked_at="13/02/2026"),
+    _record("https://d.example/4", http_status=404),
+    _record("https://d.example/5", status="invalid", http_status=204),
+    _record("https://d.example/6", http_status=99),
+    _record("https://d.example/7", http_status=404.0),
+    _record("https://d.example/8", http_status=None, title=None, publisher=None, evidence_snippet=None),
+    _record("https://d.example/9", http_status=True),
+    _record("https://e.example/", found_by=[{"wave": 3, "perspective_id": "p", "agent_type": "A", "artifact_path": "../x.md"}]),
+    _record("https://e.example/2", found_by=[{"wave": 2.0, "perspective_id": "p", "agent_type": "A", "artifact_path": "wave-1/p1.md"}]),
+    _record("https://e.example/3", found_by=[{"wave": 1, "perspective_id": "p", "agent_type": "A", "artifact_path": "wave-1/p9.md"}]),
+    _record("https://e.example/4", found_by=[{"wave": 1, "perspective_id": "p", "agent_type": "A", "artifact_path": "/etc/passwd"}]),
+    _record("https://e.example/5", found_by=[{"wave": 1, "perspective_id": "p", "agent_type": "A", "artifact_path": "a\\b"}]),
+    _record("https://e.example/6", found_by=[]),
+    _record("https://e.example/7", found_by=[{"wave": 1}]),
+    _record("https://e.example/8", found_by=["x"]),
+    _record("https://e.example/9", found_by={}),
+    _record("https://f.example/", normalized_url="https://F.example/", title=5),
+    _record("https://f.example/2", normalized_url="https://f.example/2/"),
+    _record("https://g.example/", url_original="example.com/doc"),
+    _record("https://g.example/2", url_original="HTTPS://G.example:443/2/#x"),
+    _record("https://g.example/3", schema_version="citation.v2"),
+    _record("https://g.example/4", notes=None),
+    {"schema_version": "citation.v1"},
+    _record("https://h.example/", cid=cid_for("https://other.example/")),
+    _record("https://h.example/2"),
+    _record("https://h.example/2", cid=cid_for("https://h.example/2")),  # a duplicate of the line before
+]
+
+
+def test_tricky_records_give_the_same_findings_both_ways(tmp_path):
+    path = _write_run(tmp_path, [json.dumps(record) for record in TRICKY])
+    one_by_one, quick, passed = both_ways(path)
+    assert quick == one_by_one
+    assert len({code for code, *_ in one_by_one}) >= 11  # the file trips almost every rule
+    assert 0 < passed < len(TRICKY)
+
+
+def test_settings_of_the_rules_are_the_ones_asked(tmp_path):
+    lines = [json.dumps(_record("https://a.example/", found_by=[
+        {"wave": 3, "perspective_id": "p", "agent_type": "A", "artifact_path": "wave-1/p1.md"}]))]
+    lines.append(json.dumps(_record("https://a.example/?b=1&a=2", normalized_url="https://a.example/?b=1&a=2")))
+    path = _write_run(tmp_path, lines, '\n[tool.citations.rules.U110]\nallowed-waves = [3]\n'
+                                      '[tool.citations.kinds.url-citations]\nurl-profile = "whatwg"\n')
+    one_by_one, quick, _ = both_ways(path)
+    assert quick == one_by_one
+
+
+def test_rules_not_enabled_are_not_asked(tmp_path):
+    path = _write_run(tmp_path, [json.dumps(record) for record in TRICKY], '\nignore = ["U110", "U111", "U112", "U113"]\n')
+    one_by_one, quick, _ = both_ways(path)
+    assert quick == one_by_one
+    assert not {"U110", "U111", "U112", "U113"} & {code for code, *_ in one_by_one}
+
+
+_field_values = st.sampled_from([None, 1, 1.0, 1.5, True, "", "x", "valid", "invalid", "2026-02-13", "cid_x", [], {}, 200,
+                                 404, 600, "https://a.example/x", "HTTPS://A.example:443/x/?b=2&a=1#f", "wave-1/p1.md"])
+
+
+@st.composite
+def mutated(draw):
+    record = _record(draw(st.sampled_from(["https://a.example/x", "https://a.example/x?utm_source=1", "https://b.example/"])))
+    for _ in range(draw(st.integers(0, 3))):
+        target = record
+        if draw(st.booleans()) and record.get("found_by"):
+            target = record["found_by"][0] if isinstance(record["found_by"], list) and record["found_by"] and isinstance(
+                record["found_by"][0], dict) else record
+        key = draw(st.sampled_from(sorted(target) + ["extra"]))
+        if draw(st.booleans()):
+            target.pop(key, None)
+        else:
+            target[key] = draw(_field_values)
+    return record
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(mutated(), min_size=1, max_size=6))
+def test_mutated_records_give_the_same_findings_both_ways(tmp_path_factory, records):
+    root = tmp_path_factory.mktemp("run")
+    path = _write_run(root, [json.dumps(record) for record in records])
+    one_by_one, quick, _ = both_ways(path)
+    assert quick == one_by_one
+
+
+def _realdata_files() -> list[Path]:
+    if not REALDATA.is_dir():
+        return []
+    return sorted(REALDATA.rglob("citations.jsonl"))[:20]
+
+
+@pytest.mark.skipif(not _realdata_files(), reason="no citations.jsonl under /work/shared/realdata")
+def test_realdata_gives_the_same_findings_both_ways():
+    for path in _realdata_files():
+        one_by_one, quick, _ = both_ways(path)
+        assert quick == one_by_one, path
+
+
+def test_a_quick_pass_that_raises_changes_nothing(tmp_path, monkeypatch):
+    _write_run(tmp_path, [json.dumps(record) for record in TRICKY])
+    expected = Engine.load(tmp_path).check([tmp_path]).diagnostics
+
+    def broken(record, contexts):
+        raise RuntimeError("a bug in the quick pass")
+
+    monkeypatch.setattr(type(KIND), "quick_pass", property(lambda kind: broken))
+    assert Engine.load(tmp_path).check([tmp_path]).diagnostics == expected
