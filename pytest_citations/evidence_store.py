@@ -38,6 +38,20 @@ TABLES = {
 }
 
 
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def column_key(name: str) -> str:
+    """A column name as SQLite compares it: ASCII letters folded, any other character kept, so a
+    column declared ``TAGS`` or ``Text`` is read under the name the checks ask for."""
+    return name.translate(_ASCII_LOWER)
+
+
+def column_keys(cursor: sqlite3.Cursor) -> list[str]:
+    """The column names of ``cursor``'s result, each as ``column_key`` gives it."""
+    return [column_key(d[0]) for d in cursor.description]
+
+
 class StoreError(Exception):
     """A store that cannot be built, imported into or read; the message says why."""
 
@@ -192,7 +206,7 @@ class Store:
         if table not in self._columns:
             try:
                 cursor = self.connection.execute(f"SELECT * FROM {table} LIMIT 0")
-                self._columns[table] = {d[0].lower() for d in cursor.description if d[0].isascii()}
+                self._columns[table] = set(column_keys(cursor))
             except sqlite3.Error:
                 self._columns[table] = set()
         return self._columns[table]
@@ -207,7 +221,7 @@ class Store:
             batch = keys[start : start + 100]
             arms = " UNION ALL ".join(sql.replace("SELECT ", f"SELECT {tag}, ", 1) for tag in range(len(batch)))
             cursor = self.connection.execute(arms, batch)
-            names = [d[0] for d in cursor.description][1:]
+            names = column_keys(cursor)[1:]
             rows: list[list[tuple]] = [[] for _ in batch]
             for tag, *values in cursor.fetchall():
                 rows[tag].append(tuple(values))
@@ -258,7 +272,7 @@ class Store:
             "WHERE m.synthesis_id = ? ORDER BY m.marker"
         )
         cursor = self.connection.execute(query, (row[0],))
-        names = [d[0] for d in cursor.description]
+        names = column_keys(cursor)
         for values in cursor.fetchall():
             record = dict(zip(names, values, strict=True))
             marker = str(record.pop("marker"))

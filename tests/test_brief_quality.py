@@ -337,6 +337,29 @@ def test_validate_fix_applies_the_quality_actions(tmp_path, capsys):
     assert [d["code"] for d in report["diagnostics"]] == ["B325", "B322", "B303"]  # [7] is left uncited
 
 
+def _store_with_columns(tmp_path, tags: str, text: str):
+    """The fixture repository, its store given a ``tags`` column so named and its chunks' ``text``
+    column renamed ``text`` (SQLite compares column names with ASCII letters folded)."""
+    root = tmp_path / f"repo-{tags}-{text}"
+    shutil.copytree(REPO, root)
+    connection = sqlite3.connect(root / "evidence" / "store.sqlite")
+    connection.execute(f"ALTER TABLE synthesis_bullets ADD COLUMN {tags} TEXT")
+    connection.execute(f"ALTER TABLE chunks RENAME COLUMN text TO {text}")
+    connection.execute(
+        "INSERT INTO synthesis_bullets VALUES ('syn_2026_03_10', 'counter', 0, 'Bond investors ...', '[\"policy_centralbank\"]')"
+    )
+    connection.commit()
+    connection.close()
+    return root
+
+
+@pytest.mark.parametrize(("tags", "text"), [("TAGS", "TEXT"), ("Tags", "Text"), ("tAgS", "text")])
+def test_store_columns_in_any_case_are_read_as_in_lower_case(tmp_path, tags, text):
+    expected = _found(_store_with_columns(tmp_path, "tags", "text"), QUALITY | {"C006"})
+    assert {"B321", "B322"} <= {f[3] for f in expected} and "C006" not in {f[3] for f in expected}
+    assert _found(_store_with_columns(tmp_path, tags, text), QUALITY | {"C006"}) == expected
+
+
 def test_store_bullet_tags_and_pack_are_read(tmp_path):
     root = tmp_path / "repo"
     shutil.copytree(REPO, root)

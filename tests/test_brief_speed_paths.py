@@ -244,7 +244,7 @@ def test_store_columns_as_sqlite_compares_them(tmp_path):
     connection.close()
     store = evidence_store.Store("s.sqlite", sqlite3.connect(path))
     assert store.columns("synthesis_bullets") == {"synthesis_id", "section", "bullet_index", "tags"}
-    assert store.columns("upper") == {"id"}  # SQLite folds ASCII letters only
+    assert store.columns("upper") == {"id", "näme"}  # SQLite folds ASCII letters only
     assert store.columns("no_such_table") == set()
     assert briefs.store_bullet_tags(store, "b.md") == {("prevailing", 0): ["macro_data"]}
     store.connection.execute("ALTER TABLE synthesis_bullets RENAME COLUMN tags TO labels")
@@ -291,12 +291,14 @@ def _irregular_store(tmp_path, dump: bool = False, text_column: str = "TEXT"):
 
 @pytest.mark.parametrize("dump", [False, True])
 def test_batched_store_reads_are_the_single_reads(tmp_path, dump):
+    from pytest_citations import evidence_store
+
     store = _irregular_store(tmp_path, dump)
     keys = [f"c{n}" for n in range(0, 240, 2)] + ["d3", "zz", "c4"]  # over a hundred, a repeat, missing ones
     for sql in ("SELECT doc_id FROM chunks WHERE id = ?", "SELECT text FROM chunks WHERE id = ?", "SELECT 1 FROM documents WHERE id = ?"):
         names, rows = store.rows_each(sql, keys)
         single = [store.connection.execute(sql, (key,)) for key in keys]
-        assert names == [d[0] for d in single[0].description]
+        assert names == evidence_store.column_keys(single[0])
         assert rows == [[tuple(row) for row in cursor.fetchall()] for cursor in single]
     fresh = _irregular_store(tmp_path / "again", dump)
     store.preload([f"d{n}" for n in range(80)], keys)
@@ -312,7 +314,7 @@ def outcome(function, *args):
         return type(exc).__name__, str(exc)
 
 
-@pytest.mark.parametrize("text_column", ["text", "TEXT"])  # upper case: a KeyError, read alone or not
+@pytest.mark.parametrize("text_column", ["text", "TEXT", "Text"])
 def test_chunk_text_read_at_once_is_read_alone(tmp_path, text_column):
     store = _irregular_store(tmp_path, text_column=text_column)
     citations = {str(n): {"chunk_id": f"c{n}", "doc_id": "d1", "quote_span": {"start": 0, "end": 1}} for n in range(0, 120, 3)}

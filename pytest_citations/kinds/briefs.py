@@ -519,11 +519,13 @@ def _load_store(ctx, brief: Brief) -> Iterator[Reported]:
 def _query(store, sql: str, params: tuple) -> list[dict[str, Any]] | None:
     import sqlite3
 
+    from pytest_citations.evidence_store import column_keys
+
     try:
         cursor = store.connection.execute(sql, params)
     except sqlite3.Error:  # a table or column this store does not have
         return None
-    names = [d[0] for d in cursor.description]
+    names = column_keys(cursor)
     return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
 
