@@ -1,9 +1,10 @@
-"""The url kind's one-call check of a record (``quick_pass``) says a record passes only when every
-rule, run one by one, reports nothing for it, and leaves the rules' state as they would.
+"""The url rules' shared verdict on a record (every rule but U113 returns at once for a record that
+passes it) and the kind's one-call check of a record (``quick_pass``) say a record passes only
+when every rule, each running its whole test, reports nothing for it; and they leave the rules'
+state as the rules would.
 
-Each file is checked twice, with fresh rule contexts: once with every rule on every record, and
-once as the engine does with a kind's ``quick_pass`` (the rules run only for the records it does
-not pass). Both must give the same findings, in the same order."""
+Each file is checked three ways (see :data:`WAYS`), with fresh rule contexts each time: all must
+give the same findings, in the same order."""
 
 from __future__ import annotations
 
@@ -26,28 +27,41 @@ def _contexts(engine: Engine, file: FileContext) -> dict[str, RuleContext]:
     return {r.code: RuleContext(file, engine.config.rule_options.get(r.code, {})) for r in engine.enabled_rules(KIND)}
 
 
-def both_ways(path: Path) -> tuple[list, list, int]:
-    """(findings of the rules one by one, findings with quick_pass, records it passed) for the
-    citations file ``path``."""
+WAYS = ("plain", "shared", "quick")
+"""How the rules are run over a file: each doing its whole test (``plain``, the reference); as
+the engine runs them, sharing one verdict per record (``shared``); as an engine that asks the
+kind's ``quick_pass`` first runs them (``quick``)."""
+
+
+def findings(path: Path, way: str) -> tuple[list, int]:
+    """(the rules' findings, how many records were passed without them) for the citations file
+    ``path``, with fresh rule contexts."""
     engine = Engine.load(path.parent)
     rel = path.resolve().relative_to(engine.config.root).as_posix()
     checks = {r.code: r.check for r in engine.enabled_rules(KIND)}
-    results = []
-    passed = 0
-    for use_quick_pass in (False, True):
-        file = FileContext(engine, rel, KIND)
-        contexts = _contexts(engine, file)
-        found = []
-        for record in KIND.units(file):
-            if isinstance(record, Reported):
-                continue
-            if use_quick_pass and KIND.quick_pass(record, contexts):
-                passed += 1
-                continue
-            for code, ctx in contexts.items():
-                found.extend((code, f.line, f.col, f.message) for f in checks[code](record, ctx) or ())
-        results.append(found)
-    return results[0], results[1], passed
+    file = FileContext(engine, rel, KIND)
+    contexts = _contexts(engine, file)
+    found, passed = [], 0
+    for record in KIND.units(file):
+        if isinstance(record, Reported):
+            continue
+        if way == "plain":
+            record.passes = False  # as if asked and refused: every rule runs its own test
+        elif way == "quick" and KIND.quick_pass(record, contexts):
+            passed += 1
+            continue
+        for code, ctx in contexts.items():
+            found.extend((code, f.line, f.col, f.message) for f in checks[code](record, ctx) or ())
+    return found, passed
+
+
+def all_ways(path: Path) -> tuple[list, int]:
+    """The plain findings and the records quick_pass passed, after checking that every way gives
+    the plain findings."""
+    results = {way: findings(path, way) for way in WAYS}
+    for way in WAYS:
+        assert results[way][0] == results["plain"][0], way
+    return results["plain"][0], results["quick"][1]
 
 
 def _record(url: str, **fields) -> dict:
@@ -72,6 +86,7 @@ def _write_run(root: Path, lines: list[str], pyproject: str = "") -> Path:
     return run / "citations" / "citations.jsonl"
 
 
+GOOD_ENTRY = {"wave": 1, "perspective_id": "p1", "agent_type": "A", "artifact_path": "wave-1/p1.md"}
 UPPER = "cid_" + cid_for("https://b.example/")[4:].upper()
 TRICKY = [
     _record("https://a.example/x?utm_source=1"),
@@ -93,6 +108,10 @@ TRICKY = [
     _record("https://e.example/4", found_by=[{"wave": 1, "perspective_id": "p", "agent_type": "A", "artifact_path": "/etc/passwd"}]),
     _record("https://e.example/5", found_by=[{"wave": 1, "perspective_id": "p", "agent_type": "A", "artifact_path": "a\\b"}]),
     _record("https://e.example/6", found_by=[]),
+    _record("https://e.example/10", found_by=[GOOD_ENTRY, {**GOOD_ENTRY, "wave": 3}]),
+    _record("https://e.example/11", found_by=[GOOD_ENTRY, {**GOOD_ENTRY, "artifact_path": "wave-1/p9.md"}]),
+    _record("https://e.example/12", found_by=[GOOD_ENTRY, {**GOOD_ENTRY, "artifact_path": "../../x.md"}]),
+    _record("https://e.example/13", found_by=[GOOD_ENTRY, {**GOOD_ENTRY, "agent_type": None}]),
     _record("https://e.example/7", found_by=[{"wave": 1}]),
     _record("https://e.example/8", found_by=["x"]),
     _record("https://e.example/9", found_by={}),
@@ -109,11 +128,10 @@ TRICKY = [
 ]
 
 
-def test_tricky_records_give_the_same_findings_both_ways(tmp_path):
+def test_tricky_records_give_the_same_findings_every_way(tmp_path):
     path = _write_run(tmp_path, [json.dumps(record) for record in TRICKY])
-    one_by_one, quick, passed = both_ways(path)
-    assert quick == one_by_one
-    assert len({code for code, *_ in one_by_one}) >= 11  # the file trips almost every rule
+    plain, passed = all_ways(path)
+    assert len({code for code, *_ in plain}) >= 11  # the file trips almost every rule
     assert 0 < passed < len(TRICKY)
 
 
@@ -123,15 +141,13 @@ def test_settings_of_the_rules_are_the_ones_asked(tmp_path):
     lines.append(json.dumps(_record("https://a.example/?b=1&a=2", normalized_url="https://a.example/?b=1&a=2")))
     path = _write_run(tmp_path, lines, '\n[tool.citations.rules.U110]\nallowed-waves = [3]\n'
                                       '[tool.citations.kinds.url-citations]\nurl-profile = "whatwg"\n')
-    one_by_one, quick, _ = both_ways(path)
-    assert quick == one_by_one
+    all_ways(path)
 
 
 def test_rules_not_enabled_are_not_asked(tmp_path):
     path = _write_run(tmp_path, [json.dumps(record) for record in TRICKY], '\nignore = ["U110", "U111", "U112", "U113"]\n')
-    one_by_one, quick, _ = both_ways(path)
-    assert quick == one_by_one
-    assert not {"U110", "U111", "U112", "U113"} & {code for code, *_ in one_by_one}
+    plain, _ = all_ways(path)
+    assert not {"U110", "U111", "U112", "U113"} & {code for code, *_ in plain}
 
 
 _field_values = st.sampled_from([None, 1, 1.0, 1.5, True, "", "x", "valid", "invalid", "2026-02-13", "cid_x", [], {}, 200,
@@ -156,11 +172,10 @@ def mutated(draw):
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(mutated(), min_size=1, max_size=6))
-def test_mutated_records_give_the_same_findings_both_ways(tmp_path_factory, records):
+def test_mutated_records_give_the_same_findings_every_way(tmp_path_factory, records):
     root = tmp_path_factory.mktemp("run")
     path = _write_run(root, [json.dumps(record) for record in records])
-    one_by_one, quick, _ = both_ways(path)
-    assert quick == one_by_one
+    all_ways(path)
 
 
 def _realdata_files() -> list[Path]:
@@ -172,8 +187,7 @@ def _realdata_files() -> list[Path]:
 @pytest.mark.skipif(not _realdata_files(), reason="no citations.jsonl under /work/shared/realdata")
 def test_realdata_gives_the_same_findings_both_ways():
     for path in _realdata_files():
-        one_by_one, quick, _ = both_ways(path)
-        assert quick == one_by_one, path
+        all_ways(path)
 
 
 def test_a_quick_pass_that_raises_changes_nothing(tmp_path, monkeypatch):

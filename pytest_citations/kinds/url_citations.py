@@ -31,7 +31,7 @@ class Record:
     from: one is made per line of files with millions of lines.
     """
 
-    __slots__ = ("line", "offset", "text", "data", "_spans", "memo")
+    __slots__ = ("line", "offset", "text", "data", "_spans", "memo", "passes")
 
     def __init__(self, line: Line, data: dict[str, Any]) -> None:
         self.line = line.number
@@ -40,6 +40,7 @@ class Record:
         self.data = data
         self._spans: dict[str, tuple[int, int]] | None = None
         self.memo: dict[Any, Any] = {}  # values several rules derive
+        self.passes: bool | None = None  # whether no rule but U113 reports anything, once asked
 
     def __repr__(self) -> str:
         return f"Record(line={self.line}, data={self.data!r})"

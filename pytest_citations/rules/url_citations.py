@@ -197,6 +197,8 @@ def schema_violation(record: Record, ctx):
     Have the producer write every required field. The schema ships with the package as
     `pytest_citations/schemas/citation.v1.schema.json`.
     """
+    if record.passes or _passes(record, ctx):
+        return ()
     if _fast_valid(record.data):
         return ()
     return [record.finding(message, key or None) for key, message in schema_problems(record.data)]
@@ -229,6 +231,8 @@ def url_not_absolute(record: Record, ctx):
     ## Fix
     Record the URL exactly as extracted, with its scheme and host.
     """
+    if record.passes or _passes(record, ctx):
+        return ()
     original = record.data.get("url_original")
     if isinstance(original, str) and _normalized_original(record, ctx.kind_options["url-profile"]) is None:
         return (record.finding(f"url_original {original!r} is not an absolute URL (scheme://host/...)", "url_original"),)
@@ -288,6 +292,8 @@ def normalized_url_mismatch(record: Record, ctx):
     ## Fix
     `citations check --fix` writes the recomputed `normalized_url` and the `cid` that goes with it.
     """
+    if record.passes or _passes(record, ctx):
+        return ()
     data = record.data
     original, stored = data.get("url_original"), data.get("normalized_url")
     if not isinstance(original, str) or not isinstance(stored, str):
@@ -339,6 +345,8 @@ def cid_mismatch(record: Record, ctx):
     ## Fix
     `citations check --fix` writes the cid computed from `normalized_url`.
     """
+    if record.passes or _passes(record, ctx):
+        return ()
     cid, normalized = record.data.get("cid"), record.data.get("normalized_url")
     if not isinstance(cid, str) or not isinstance(normalized, str):
         return ()
@@ -379,6 +387,8 @@ def cid_format(record: Record, ctx):
     ## Fix
     `citations check --fix` writes the cid computed from `normalized_url`.
     """
+    if record.passes or _passes(record, ctx):
+        return ()
     cid = record.data.get("cid")
     if not isinstance(cid, str) or _cid_digest(record) is not None:
         return ()
@@ -418,6 +428,8 @@ def unknown_status(record: Record, ctx):
     ## Fix
     Use one of the five statuses.
     """
+    if record.passes or _passes(record, ctx):
+        return ()
     status = record.data.get("status")
     if isinstance(status, str) and status not in STATUSES:
         return (record.finding(f"status {status!r} is not one of {', '.join(STATUSES)}", "status"),)
@@ -452,6 +464,8 @@ def checked_at_not_iso8601(record: Record, ctx):
     ## Fix
     Write timestamps in ISO 8601, preferably UTC with `Z`.
     """
+    if record.passes or _passes(record, ctx):
+        return ()
     value = record.data.get("checked_at")
     if isinstance(value, str) and not _is_iso_8601(value):
         return (record.finding(f"checked_at {value!r} is not an ISO 8601 date or date-time", "checked_at"),)
@@ -486,6 +500,8 @@ def http_status_inconsistent(record: Record, ctx):
     ## Fix
     Re-validate the URL and record the status the response supports.
     """
+    if record.passes or _passes(record, ctx):
+        return ()
     message = _http_status_problem(record.data.get("http_status"), record.data.get("status"))
     return (record.finding(message, "http_status"),) if message else ()
 
@@ -543,6 +559,8 @@ def found_by_wave(record: Record, ctx):
     ## Fix
     Record the wave that produced the artifact.
     """
+    if record.passes or _passes(record, ctx):
+        return ()
     allowed = ctx.options["allowed-waves"]
     findings: tuple[Finding, ...] = ()
     for index, entry in enumerate(_found_by(record)):
@@ -627,6 +645,8 @@ def artifact_path_missing(record: Record, ctx):
     ## Fix
     Point `artifact_path` at the wave output, relative to the run directory, and commit that output.
     """
+    if record.passes or _passes(record, ctx):
+        return ()
     findings: tuple[Finding, ...] = ()
     for index, entry in enumerate(_found_by(record)):
         path = entry.get("artifact_path") if isinstance(entry, dict) else None
@@ -669,6 +689,8 @@ def artifact_path_escapes(record: Record, ctx):
     ## Fix
     Use a path relative to the run directory, without `..`.
     """
+    if record.passes or _passes(record, ctx):
+        return ()
     findings: tuple[Finding, ...] = ()
     for index, entry in enumerate(_found_by(record)):
         path = entry.get("artifact_path") if isinstance(entry, dict) else None
@@ -810,6 +832,42 @@ def record_passes(record: Record, contexts: dict[str, Any]) -> bool:
     (a record the schema refuses, a rule not enabled whose question is asked anyway). True is
     only given when each rule's own test passes, with the rules' own helpers, and after doing to
     the rules' state what their checks do (U113 remembers the cid's line)."""
+    any_context = next(iter(contexts.values()), None)
+    if any_context is None:
+        return True
+    waves = contexts.get("U110")
+    artifacts = contexts.get("U111") or contexts.get("U112")
+    profile = any_context.kind_options["url-profile"]
+    if not _passes_checks(record, profile, waves.options["allowed-waves"] if waves else None, artifacts):
+        return False
+    return "U113" not in contexts or _first_appearance(record, contexts["U113"])
+
+
+def _passes(record: Record, ctx) -> bool:
+    """:func:`_passes_checks` for ``record`` with the file's settings, computed once per record
+    by whichever of U102-U112 asks first; each of them returns at once for a record that passes."""
+    verdict = record.passes
+    if verdict is None:
+        verdict = record.passes = _passes_checks(record, *_settings_of_checks(ctx))
+    return verdict
+
+
+def _settings_of_checks(ctx) -> tuple:
+    """(url profile, U110's allowed waves, the context whose artifact verdicts to use or None when
+    neither U111 nor U112 runs), once per rule context."""
+    settings = ctx.state.get("settings of checks")
+    if settings is None:
+        config = ctx.file.engine.config
+        artifacts = ctx if config.rule_enabled("U111") or config.rule_enabled("U112") else None
+        settings = ctx.state["settings of checks"] = (
+            ctx.kind_options["url-profile"], config.rule_options["U110"]["allowed-waves"], artifacts
+        )
+    return settings
+
+
+def _passes_checks(record: Record, profile: str, allowed_waves, artifacts) -> bool:
+    """Whether none of U102-U112 reports anything for ``record``: ``allowed_waves`` None skips the
+    test of waves, ``artifacts`` (the rule context whose verdicts to use) None that of paths."""
     data = record.data
     if not _fast_valid(data):  # U102; every field below has its schema type from here on
         return False
@@ -821,29 +879,17 @@ def record_passes(record: Record, contexts: dict[str, Any]) -> bool:
     digest = _cid_digest(record)
     if digest is None or digest != cid_digest(normalized):  # U106, U105
         return False
-    any_context = next(iter(contexts.values()), None)
-    if any_context is None:
-        return True
-    if _normalized_original(record, any_context.kind_options["url-profile"]) != normalized:  # U103, U104
+    if _normalized_original(record, profile) != normalized:  # U103, U104
         return False
-    return _found_by_passes(record, contexts) and _first_appearance(record, contexts, digest)
-
-
-def _found_by_passes(record: Record, contexts: dict[str, Any]) -> bool:
-    """U110, U111 and U112 for a ``found_by`` the schema accepts."""
-    waves = contexts.get("U110")
-    artifacts = contexts.get("U111") or contexts.get("U112")
-    for entry in record.data["found_by"]:
-        if waves is not None and int(entry["wave"]) not in waves.options["allowed-waves"]:
+    for entry in data["found_by"]:  # U110, U111, U112
+        if allowed_waves is not None and int(entry["wave"]) not in allowed_waves:
             return False
         if artifacts is not None and _artifact_verdict(artifacts, entry["artifact_path"]) != "ok":
             return False
     return True
 
 
-def _first_appearance(record: Record, contexts: dict[str, Any], digest: bytes) -> bool:
-    """U113: whether the record's cid appears here first, remembered as U113's check does."""
-    duplicates = contexts.get("U113")
-    if duplicates is None:
-        return True
-    return _first_lines(duplicates).first(record.data["cid"], digest, record.line) == record.line
+def _first_appearance(record: Record, ctx) -> bool:
+    """U113 (``ctx`` its context): whether the record's cid appears here first, remembered as
+    U113's check does."""
+    return _first_lines(ctx).first(record.data["cid"], _cid_digest(record), record.line) == record.line
