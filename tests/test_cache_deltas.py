@@ -160,3 +160,20 @@ def test_a_change_to_many_entries_writes_a_new_base(repo, capsys, folder):
     (repo / "src" / "b.py").write_text("def beta():\n    return 2\n# edited\n")  # most memories cite it
     assert check(capsys, repo) == ([], len(CITING_A))
     assert deltas(folder) == []
+
+
+def test_entries_sent_by_a_worker_are_saved_as_a_delta_by_the_parent(repo, capsys, folder):
+    """Under -j and xdist the workers send their entries to the process that writes the cache."""
+    check(capsys, repo)
+    (base,) = folder.glob("results-*.json")
+    before = base.read_bytes()
+    key = json.loads(before)["key"]
+    worker = cache_module.ResultCache(folder, repo, key)
+    edit_a(repo)
+    worker.fingerprint("src/a.py")
+    parent = cache_module.ResultCache(folder, repo, key)
+    parent.absorb(worker.take_changes())
+    parent.save()
+    assert base.read_bytes() == before
+    (delta,) = deltas(folder)
+    assert sorted(json.loads(delta.read_text())["files"]) == ["src/a.py"]
