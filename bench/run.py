@@ -66,6 +66,13 @@ class Run:
 LAUNCHER = ["/bin/sh", "-c", '"$@"; exit $?', "sh"]
 
 
+def child_environment() -> dict[str, str]:
+    """This environment, but writing bytecode caches as an installed tool does: with
+    ``PYTHONDONTWRITEBYTECODE`` set, every run would compile again each module edited since its
+    last cache, and pytest's assertion rewriting could cache nothing."""
+    return {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+
+
 def measure(arguments: list[str], cwd: Path, env: dict | None = None) -> Run:
     """Wall time and peak RSS of ``python bench/child.py ... arguments``, in a fresh process."""
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as handle:
@@ -73,7 +80,7 @@ def measure(arguments: list[str], cwd: Path, env: dict | None = None) -> Run:
     try:
         start = time.perf_counter()
         done = subprocess.run([*LAUNCHER, sys.executable, str(HERE / "child.py"), str(rss_file), *arguments], cwd=cwd,
-                              capture_output=True, text=True, env={**os.environ, **(env or {})})
+                              capture_output=True, text=True, env={**child_environment(), **(env or {})})
         wall = time.perf_counter() - start
         peak = json.loads(rss_file.read_text()) if rss_file.stat().st_size else {"self": 0, "children": 0}
     finally:
