@@ -38,9 +38,10 @@ def reference_token_markers(inline) -> list[int]:
 
 @functools.cache
 def full_parser():
+    """markdown-it's full CommonMark parse, escapes and entities kept as children of their own."""
     from markdown_it import MarkdownIt
 
-    return MarkdownIt("commonmark")
+    return MarkdownIt("commonmark").disable("text_join")
 
 
 def summary(brief: briefs.Brief) -> tuple:
@@ -50,14 +51,28 @@ def summary(brief: briefs.Brief) -> tuple:
     return brief.sections, brief.missing_sections, references, entries, brief.swallowed
 
 
+INLINE_FLAGS = briefs._marker_flags
+
+
+def reference_flags(token, source, source_start, candidates, env) -> list[bool]:
+    """Whether each candidate is a marker, from markdown-it's full parse of the token's content: a
+    candidate is when its number is among those of the text children outside links. Exact when no
+    number is written twice in the content; otherwise the inline parse of every bullet is used."""
+    numbers = _MARKER_TEXT.findall(token.content)
+    if len(set(numbers)) < len(numbers):
+        return INLINE_FLAGS(token, source, source_start, candidates, env)
+    found = reference_token_markers(full_parser().parseInline(token.content, dict(env))[0])
+    return [candidate.number in found for candidate in candidates]
+
+
 def read_both(text: str, monkeypatch) -> tuple[tuple, tuple]:
-    """(the fast reading, the reference reading: markdown-it's full parse of every file, markers
-    from the parsed children)."""
+    """(the fast reading, the reference reading: markdown-it's parse of every file, markers from
+    the fully parsed children of every bullet or from its inline parse)."""
     fast = summary(briefs.read_brief("b.md", text, OPTIONS))
     with monkeypatch.context() as patch:
-        patch.setattr(briefs, "_markdown", full_parser)
         patch.setattr(briefs, "_plain_blocks", lambda text: None)
-        patch.setattr(briefs, "_marker_numbers", lambda token, source, candidates, env: reference_token_markers(token))
+        patch.setattr(briefs, "_INLINE_SYNTAX", re.compile(""))
+        patch.setattr(briefs, "_marker_flags", reference_flags)
         reference = summary(briefs.read_brief("b.md", text, OPTIONS))
     return fast, reference
 
@@ -120,6 +135,54 @@ TRICKY_BULLETS = [
 def test_tricky_bullets_read_the_same(bullet, definitions, monkeypatch):
     fast, reference = read_both(brief_with([bullet, "Second [2]"]) + definitions, monkeypatch)
     assert fast == reference
+
+
+ONE = "\n\n[1]: https://x.example/one\n"
+# (bullet, definitions, its markers, its [N]s read as links): each [N] by (number, column); a
+# bullet starts at column 3. An escaped, entity-made or code [N] is no candidate: it neither is a
+# marker nor moves the others.
+MARKED_BULLETS = [
+    ("\\[2] [1]", "", [(1, 8)], []),
+    ("\\[1] [2] [1]", "", [(2, 8), (1, 12)], []),
+    ("\\[1] and [1]", ONE, [], [(1, 12)]),
+    ("&#91;1] [1]", "", [(1, 11)], []),
+    ("&#91;1] [1]", ONE, [], [(1, 11)]),
+    ("[2&#93; [1] [2]", "", [(1, 11), (2, 15)], []),
+    ("`[1]` [1]", "", [(1, 9)], []),
+    ("``[2] ` `` [2] [1]", "", [(2, 14), (1, 18)], []),
+    ("[x [1]](u) [1]", "", [(1, 14)], [(1, 6)]),
+    ("[1] [x](u) [1]", ONE, [], [(1, 3), (1, 14)]),
+    ("<https://x.example/[1]> [1]", "", [(1, 27)], [(1, 22)]),
+    ("![a [1]](u) [1] [2]", "", [(1, 15), (2, 19)], [(1, 7)]),
+    ("[1][zz] [1]", "", [(1, 3), (1, 11)], []),
+    ("<b title=\"[1]\">[2]</b> [1]", "", [(2, 18), (1, 26)], [(1, 13)]),
+]
+
+
+@pytest.mark.parametrize(("bullet", "definitions", "markers", "swallowed"), MARKED_BULLETS)
+@pytest.mark.parametrize("path", ["fast", "inline parse of every bullet"])
+def test_markers_are_matched_by_position(bullet, definitions, markers, swallowed, path, monkeypatch):
+    if path != "fast":
+        monkeypatch.setattr(briefs, "_plain_blocks", lambda text: None)
+        monkeypatch.setattr(briefs, "_INLINE_SYNTAX", re.compile(""))
+    brief = briefs.read_brief("b.md", brief_with([bullet]) + definitions, OPTIONS)
+    first = brief.sections["prevailing"].bullets[0]
+    assert [(m.number, m.col) for m in first.markers] == markers
+    assert [(m.number, m.col) for m, _ in brief.swallowed if m.line == 2] == swallowed
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 40), st.integers(0, 40))), st.lists(st.integers(0, 45)))
+def test_outside_spans_is_the_plain_test(spans, positions):
+    positions = sorted(positions)
+    assert briefs._outside(spans, positions) == [not any(a <= p < b for a, b in spans) for p in positions]
+
+
+def test_a_bullet_of_thousands_of_links_and_markers_is_read_whole():
+    bullet = "[1] [x](u) [2] " * 4000
+    brief = briefs.read_brief("b.md", brief_with([bullet]) + ONE, OPTIONS)
+    assert [m.number for m in brief.sections["prevailing"].bullets[0].markers] == [2] * 4000
+    assert sum(1 for m, _ in brief.swallowed if m.line == 2) == 4000
 
 
 FRAGMENTS = st.sampled_from([

@@ -186,30 +186,6 @@ def headings(text: str) -> list[tuple[str, int]]:
     return [(_norm(m.group("text")), text.count("\n", 0, m.start()) + 1) for m in _HEADING.finditer(text)]
 
 
-def _token_markers(children) -> list[int]:
-    """Marker numbers in an inline token's children, outside links, code and HTML. Adjacent text
-    and escape (``text_special``) children are read as one text, as markdown-it's ``text_join``
-    core rule joins them."""
-    numbers: list[int] = []
-    depth = 0
-    run: list[str] = []
-    for child in children:
-        if child.type in ("text", "text_special"):
-            if depth == 0:
-                run.append(child.content)
-            continue
-        if run:
-            numbers.extend(int(n) for n in _MARKER_TEXT.findall("".join(run)))
-            run = []
-        if child.type == "link_open":
-            depth += 1
-        elif child.type == "link_close":
-            depth -= 1
-    if run:
-        numbers.extend(int(n) for n in _MARKER_TEXT.findall("".join(run)))
-    return numbers
-
-
 _NEWLINE = re.compile("\n")
 # What can make a ``[N]`` of a bullet's source something other than a marker in its inline text:
 # an inline link, an autolink or HTML, an escape, an entity, a code span (link reference
@@ -217,14 +193,38 @@ _NEWLINE = re.compile("\n")
 _INLINE_SYNTAX = re.compile(r"\]\(|[<\\`]|&(?:#|\w+;)")
 
 
+# The inline rules that can consume a ``[``: what they consume is never a marker.
+_CONSUMING_RULES = ("backticks", "link", "image", "autolink", "html_inline")
+_CONSUMED = "pytest_citations.consumed"  # the env key of an inline parse's consumed spans
+
+
+def _watched(rule):
+    """``rule``, which also records in ``env[_CONSUMED]`` the span of content it consumes in the
+    watched parse (not in an image's description, which markdown-it parses apart)."""
+
+    def watched(state, silent: bool) -> bool:
+        start = state.pos
+        found = rule(state, silent)
+        watch = state.env.get(_CONSUMED)
+        if found and not silent and watch is not None and state.tokens is watch[0]:
+            watch[1].append((start, state.pos))
+        return found
+
+    return watched
+
+
 @functools.cache
 def _markdown():
     """One CommonMark parser for the run (building one costs a tenth of parsing a brief), for
     blocks only: inline parsing, over half of a full parse, is done for the few bullets that need
-    it (:func:`_marker_numbers`)."""
+    it (:func:`_consumed_spans`)."""
     from markdown_it import MarkdownIt
 
-    return MarkdownIt("commonmark").disable(["inline", "text_join"])
+    md = MarkdownIt("commonmark").disable(["inline", "text_join"])
+    ruler = md.inline.ruler
+    for name in _CONSUMING_RULES:
+        ruler.at(name, _watched(ruler.__rules__[ruler.__find__(name)].fn))
+    return md
 
 
 # The lines of a brief as generators write them, which :func:`_plain_blocks` reads without
@@ -319,17 +319,43 @@ def _blocks(kinds: list[tuple[str, str]]) -> list[_Block] | None:
     return blocks
 
 
-def _marker_numbers(token, source: str, candidates: list[Marker], env: dict[str, Any]) -> list[int]:
-    """The numbers of an inline token's markers as CommonMark reads them (outside links, code and
-    HTML). When ``source`` (the token's lines) holds no link, escape, entity, code span or HTML and
-    the file defines no link references, every candidate ``[N]`` is read as text: the candidates
-    are the markers, without an inline parse."""
-    if not env.get("references") and not _INLINE_SYNTAX.search(source):
-        return [candidate.number for candidate in candidates]
+def _consumed_spans(content: str, env: dict[str, Any]) -> list[tuple[int, int]]:
+    """The spans of ``content`` (an inline token's) that CommonMark reads as code spans, links,
+    images, autolinks or HTML tags: a ``[N]`` starting in one is no marker."""
     md = _markdown()
     children: list = []
-    md.inline.parse(token.content, md, env, children)
-    return _token_markers(children)
+    spans: list[tuple[int, int]] = []
+    md.inline.parse(content, md, {**env, _CONSUMED: (children, spans)}, children)
+    return spans
+
+
+def _marker_flags(token, source: str, source_start: int, candidates: list[Marker], env: dict[str, Any]) -> list[bool]:
+    """Whether each candidate ``[N]`` of an inline token is a marker as CommonMark reads it (outside
+    links, images, code and HTML). When ``source`` (the token's lines, starting at ``source_start``)
+    holds no link, escape, entity, code span or HTML and the file defines no link references, every
+    candidate is, without an inline parse. Otherwise a candidate is matched to its ``[N]`` in the
+    token's content by position: both list the same ``[N]`` texts in the same order (the token's
+    content is its lines without indentation and list or quote markers, which hold no ``[``)."""
+    if not env.get("references") and not _INLINE_SYNTAX.search(source):
+        return [True] * len(candidates)
+    outside = _outside(spans=_consumed_spans(token.content, env), positions=[m.start() for m in _MARKER_TEXT.finditer(token.content)])
+    index = {source_start + m.start(): n for n, m in enumerate(_MARKER_TEXT.finditer(source))}
+    return [candidate.start in index and index[candidate.start] < len(outside) and outside[index[candidate.start]]
+            for candidate in candidates]
+
+
+def _outside(spans: list[tuple[int, int]], positions: list[int]) -> list[bool]:
+    """For each of the ascending ``positions``, whether it lies outside every ``[start, end)`` span
+    (in linear time after sorting: a bullet may hold thousands of links and markers)."""
+    ordered = sorted(spans)
+    flags = []
+    reach, next_span = -1, 0  # the furthest end of the spans starting at or before a position
+    for position in positions:
+        while next_span < len(ordered) and ordered[next_span][0] <= position:
+            reach = max(reach, ordered[next_span][1])
+            next_span += 1
+        flags.append(position >= reach)
+    return flags
 
 
 def read_brief(rel: str, text: str, options: dict[str, Any]) -> Brief:
@@ -394,20 +420,13 @@ def read_brief(rel: str, text: str, options: dict[str, Any]) -> Brief:
             for m in _MARKER.finditer(prose)
             if prose[m.end() : m.end() + 1] != "("
         ]
-        wanted = _marker_numbers(token, text[start:end], candidates, env) if candidates else []
+        flags = _marker_flags(token, text[start:end], start, candidates, env) if candidates else []
         markers: list[Marker] = []
-        for candidate in candidates:
-            if wanted and candidate.number == wanted[0]:
+        for candidate, is_marker in zip(candidates, flags, strict=True):
+            if is_marker:
                 markers.append(candidate)
-                wanted.pop(0)
             else:
-                label = str(candidate.number)
-                if label in definitions:
-                    why = f"the link reference definition [{label}]: on line {definitions[label]['map'][0] + 1}"
-                else:
-                    defined = ", ".join(f"[{k}]: (line {v['map'][0] + 1})" for k, v in definitions.items() if k.isdigit())
-                    why = f"a link through the link reference definition {defined}" if defined else "a link"
-                swallowed.append((candidate, why))
+                swallowed.append((candidate, _swallowed_why(candidate, definitions)))
         item_start, item_end = line_span(item.map[0], item.map[1])
         line, col = _line_col(line_starts, item_start + len(text[item_start:item_end]) - len(text[item_start:item_end].lstrip()))
         bullet = Bullet(
@@ -418,6 +437,15 @@ def read_brief(rel: str, text: str, options: dict[str, Any]) -> Brief:
         current.bullets.append(bullet)
     missing = [titles[name] for name in titles if keys[name] not in sections]
     return Brief(rel, sections, missing, references, entries, swallowed)
+
+
+def _swallowed_why(candidate: Marker, definitions: dict[str, Any]) -> str:
+    """Why a candidate ``[N]`` is read as a link: its own definition, another one, or a link."""
+    label = str(candidate.number)
+    if label in definitions:
+        return f"the link reference definition [{label}]: on line {definitions[label]['map'][0] + 1}"
+    defined = ", ".join(f"[{k}]: (line {v['map'][0] + 1})" for k, v in definitions.items() if k.isdigit())
+    return f"a link through the link reference definition {defined}" if defined else "a link"
 
 
 def _line_col(line_starts: list[int], offset: int) -> tuple[int, int]:
