@@ -573,3 +573,9 @@ def test_a_long_plain_brief_reads_in_linear_time_and_the_same():
     plain = briefs._plain_blocks(text)
     assert plain is not None and time.perf_counter() - start < 2.0
     assert block_view(plain) == block_view(briefs._markdown().parse(text, {}))
+
+
+def test_the_trimmed_characters_are_markdown_its():
+    from markdown_it.common.utils import MD_TRIM_CHARS
+
+    assert briefs.MARKDOWN_TRIM == MD_TRIM_CHARS

@@ -114,12 +114,26 @@ def test_a_code_tuples_check_imports_no_markdown_yaml_or_schema(repo):
     assert_not_imported(result, MARKDOWN, YAML, SCHEMA, *NEVER)
 
 
-def test_a_brief_check_imports_markdown_but_no_schema_or_pytest(tmp_path):
+def test_a_plain_brief_check_imports_no_markdown_schema_or_pytest(tmp_path):
     root = shutil.copytree(PROJECT / "fixtures" / "brief-repo", tmp_path / "brief-repo")
     result = check(root, "briefs/valid.md")
     assert "1 file checked" in result["output"]
-    assert MARKDOWN in result["imported"]  # a brief is Markdown: its kind parses it
-    assert_not_imported(result, SCHEMA, *(NEVER - {"sqlite3"}))  # the evidence store is SQLite
+    # headings, "- " bullets and paragraph lines are read without markdown-it
+    assert_not_imported(result, MARKDOWN, SCHEMA, *(NEVER - {"sqlite3"}))  # the evidence store is SQLite
+
+
+@pytest.mark.parametrize("bullet", [
+    "- Q4 GDP grew 2.9%, slightly above consensus ([BEA](https://www.bea.gov/news)). [3]",  # a link in a bullet
+    "- Q4 GDP grew 2.9%, slightly above consensus. [3]\n  (advance estimate)",  # a continuation line
+])
+def test_a_brief_that_needs_markdown_imports_it_but_no_schema_or_pytest(tmp_path, bullet):
+    root = shutil.copytree(PROJECT / "fixtures" / "brief-repo", tmp_path / "brief-repo")
+    valid = root / "briefs" / "valid.md"
+    valid.write_text(valid.read_text().replace("- Q4 GDP grew 2.9%, slightly above consensus. [3]", bullet))
+    result = check(root, "briefs/valid.md")
+    assert "1 file checked" in result["output"]
+    assert MARKDOWN in result["imported"]
+    assert_not_imported(result, SCHEMA, *(NEVER - {"sqlite3"}))
 
 
 def test_listing_the_rules_imports_no_parser(repo):

@@ -233,6 +233,9 @@ def _markdown():
 _PLAIN_HEADING = re.compile(r"(#{1,6}) ([^#]*)")
 _PLAIN_BULLET = re.compile(r"- ([A-Za-z0-9\[].*)")
 _PLAIN_PARAGRAPH = re.compile(r"[A-Za-z0-9\[].*")
+# what markdown-it trims off a heading's or paragraph's text (its ``MD_TRIM_CHARS``), held here so
+# that a plain brief is read without importing markdown-it (a test keeps them equal)
+MARKDOWN_TRIM = "\t\n\x0b\x0c\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 _ORDERED_START = re.compile(r"[0-9]{1,9}[.)](?:[ \t]|$)")
 
 
@@ -251,8 +254,6 @@ def _plain_blocks(text: str) -> list[_Block] | None:
     About half of what markdown-it spends on a brief, this takes a tenth of."""
     if "]:" in text or "\r" in text or "\0" in text:
         return None
-    from markdown_it.common.utils import mdTrim
-
     lines = text.split("\n")
     if text.endswith("\n"):
         lines.pop()  # markdown-it counts no line after a final newline
@@ -264,12 +265,12 @@ def _plain_blocks(text: str) -> list[_Block] | None:
             found = _PLAIN_HEADING.fullmatch(line)
             if found is None:
                 return None
-            kinds.append(("heading", mdTrim(found.group(2).rstrip(" \t"))))
+            kinds.append(("heading", found.group(2).rstrip(" \t").strip(MARKDOWN_TRIM)))
         elif line[0] == "-":
             found = _PLAIN_BULLET.fullmatch(line)
             if found is None or _ORDERED_START.match(found.group(1)):
                 return None
-            kinds.append(("bullet", mdTrim(found.group(1))))
+            kinds.append(("bullet", found.group(1).strip(MARKDOWN_TRIM)))
         elif _PLAIN_PARAGRAPH.fullmatch(line) and not _ORDERED_START.match(line):
             kinds.append(("paragraph", line))
         else:
@@ -280,8 +281,6 @@ def _plain_blocks(text: str) -> list[_Block] | None:
 def _blocks(kinds: list[tuple[str, str]]) -> list[_Block] | None:
     """The tokens of classified lines: headings, lists of bullets (an item spans the empty lines
     after it) and paragraphs."""
-    from markdown_it.common.utils import mdTrim
-
     blocks: list[_Block] = []
     in_list = False
     index = 0
@@ -309,7 +308,7 @@ def _blocks(kinds: list[tuple[str, str]]) -> list[_Block] | None:
             end = index + 1
             while end < len(kinds) and kinds[end][0] == "paragraph":
                 end += 1
-            joined = mdTrim("\n".join(line for _, line in kinds[index:end]))
+            joined = "\n".join(line for _, line in kinds[index:end]).strip(MARKDOWN_TRIM)
             blocks += [_Block("paragraph_open", [index, end]), _Block("inline", [index, end], joined), _Block("paragraph_close")]
             index = end
             continue
