@@ -190,7 +190,16 @@ def _read(root: Path, path: Path | str, max_size: int) -> tuple[bytes, Path, str
 
 
 def read_head(root: Path, path: Path | str, size: int, max_size: int = DEFAULT_MAX_FILE_SIZE) -> bytes:
-    """The first ``size`` bytes of a file inside ``root`` (for sniffing its kind), size-capped."""
+    """The first ``size`` bytes of a file inside ``root`` (for sniffing its kind), size-capped.
+
+    Planning reads the head of every file a kind may claim by content: a plain regular file within
+    the limit is found with one ``lstat`` (:func:`stat_inside`) and opened without following a
+    symlink put there since; anything else, and every failure, takes the full way and its message.
+    """
+    if isinstance(path, str):
+        head = _plain_head(root, path, size, max_size)
+        if head is not None:
+            return head
     resolved = resolve_inside(root, path)
     shown = display_path(resolved_root(root), resolved)
     _regular_file(resolved, shown, max_size)
@@ -199,6 +208,22 @@ def read_head(root: Path, path: Path | str, size: int, max_size: int = DEFAULT_M
             return handle.read(size)
     except OSError as exc:
         raise SourceError("C001", f"cannot read {shown}: {exc.strerror or exc}") from None
+
+
+def _plain_head(root: Path, path: str, size: int, max_size: int) -> bytes | None:
+    """The head of a regular file within ``max_size`` found by :func:`stat_inside`; None when the
+    file is anything else or cannot be read so (the caller then says why)."""
+    try:
+        real, info = stat_inside(root, path)
+    except (SourceError, OSError):
+        return None
+    if not stat.S_ISREG(info.st_mode) or info.st_size > max_size:
+        return None
+    try:
+        with open(os.open(real, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)), "rb") as handle:
+            return handle.read(size)
+    except OSError:
+        return None
 
 
 def _decode_error(data: bytes, exc: UnicodeDecodeError, base_offset: int = 0) -> SourceError:

@@ -150,6 +150,8 @@ class Guard:
     def allow(self, file) -> None:
         if not self.armed:
             return
+        if isinstance(file, int) and os.path.exists(f"/proc/self/fd/{file}"):
+            file = os.readlink(f"/proc/self/fd/{file}")  # a descriptor is judged by the file it opened
         if not isinstance(file, (str, os.PathLike)):
             raise AssertionError(f"opened a file descriptor {file!r}")
         path = Path(os.fspath(file)).resolve()

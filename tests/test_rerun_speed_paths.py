@@ -1,5 +1,5 @@
 """The fast paths of a re-run proven equal to the slow ones: resolving and stat-ing a file in one
-``lstat`` (sources.stat_inside), one regex per kind for its include and sniff globs
+``lstat`` (sources.stat_inside), reading a file's head for the sniff (sources.read_head), one regex per kind for its include and sniff globs
 (globs.first_match), and a walk done once per run."""
 
 from __future__ import annotations
@@ -90,6 +90,51 @@ def test_stat_inside_notes_the_path_as_resolve_inside_does(tricky_tree, rel):
         noted.append(recorded.paths)
     assert noted[0] == noted[1] and noted[0]
 
+
+
+def _head_by_the_full_way(root, rel, size, max_size):
+    """What read_head answered before its one-``lstat`` path: resolve, refuse, check, then read."""
+    try:
+        resolved = sources.resolve_inside(root, rel)
+        shown = sources.display_path(sources.resolved_root(root), resolved)
+        sources._regular_file(resolved, shown, max_size)
+        with open(resolved, "rb") as handle:
+            return handle.read(size)
+    except sources.SourceError as exc:
+        return ("SourceError", exc.code, exc.message)
+
+
+def _head(root, rel, size, max_size):
+    try:
+        return sources.read_head(root, rel, size, max_size)
+    except sources.SourceError as exc:
+        return ("SourceError", exc.code, exc.message)
+
+
+@pytest.mark.parametrize("rel", TRICKY_PATHS)
+@pytest.mark.parametrize("max_size", [1, 1000])
+def test_read_head_answers_as_the_full_way(tricky_tree, rel, max_size):
+    sources.forget_folders()
+    assert _head(tricky_tree, rel, 2, max_size) == _head_by_the_full_way(tricky_tree, rel, 2, max_size)
+
+
+def test_read_head_does_not_follow_a_symlink_put_in_place_after_the_lstat(tricky_tree, monkeypatch):
+    """The file is swapped for a link leaving the root between the lstat and the open: the open
+    refuses to follow it and the full way, which resolves the link, refuses the path."""
+    real = tricky_tree.resolve()
+    stat_inside = sources.stat_inside
+
+    def swap_after_stat(root, rel):
+        found = stat_inside(root, rel)
+        (real / "top.md").unlink()
+        os.symlink(real.parent / "outside.txt", real / "top.md")
+        return found
+
+    monkeypatch.setattr(sources, "stat_inside", swap_after_stat)
+    sources.forget_folders()
+    with pytest.raises(sources.SourceError) as caught:
+        sources.read_head(tricky_tree, "top.md", 100)
+    assert caught.value.code == "C008"
 
 GLOB_LISTS = [
     ((".serena/memories/**/*.md",), ("**/*.md",)),
