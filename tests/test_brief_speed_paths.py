@@ -579,3 +579,17 @@ def test_the_trimmed_characters_are_markdown_its():
     from markdown_it.common.utils import MD_TRIM_CHARS
 
     assert briefs.MARKDOWN_TRIM == MD_TRIM_CHARS
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(["[1]", "[22]", "\\[3]", "[4](", "x", " ", "\r"]), max_size=8).map("".join),
+                min_size=1, max_size=6), st.data())
+def test_a_one_line_bullets_columns_are_line_col_s(lines, data):
+    text = "\n".join(lines) + "\n"
+    line_starts = [0, *(m.end() for m in re.finditer("\n", text)), len(text) + 1]
+    first = data.draw(st.integers(0, len(lines) - 1))
+    start, end = line_starts[first], line_starts[first + 1]
+    found = briefs._candidates(text[start:end], start, [first, first + 1], line_starts)
+    expected = [(int(m.group(1)), *briefs._line_col(line_starts, start + m.start()), start + m.start(), start + m.end())
+                for m in briefs._MARKER.finditer(text[start:end]) if text[start:end][m.end() : m.end() + 1] != "("]
+    assert [tuple(marker) for marker in found] == expected

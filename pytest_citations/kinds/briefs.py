@@ -50,8 +50,10 @@ _ENTRY = re.compile(
     r"\s+(?P<url><?https?://[^\s<>]+>?)"
     r"(?P<tags>(?:\s+\[(?:Paywall|Monitor-only source)\])*)$"
 )
-@dataclass(frozen=True)
-class Marker:
+class Marker(NamedTuple):
+    """A ``[N]`` of a bullet: a named tuple, a brief holds thousands (a frozen dataclass costs four
+    times as much to make)."""
+
     number: int
     line: int
     col: int
@@ -425,11 +427,7 @@ def read_brief(rel: str, text: str, options: dict[str, Any]) -> Brief:
         item = item_stack[-1][0]
         start, end = line_span(token.map[0], token.map[1])
         prose = markdown_text.blank_inline_code_and_comments(text[start:end])
-        candidates = [
-            Marker(int(m.group(1)), *_line_col(line_starts, start + m.start()), start + m.start(), start + m.end())
-            for m in _MARKER.finditer(prose)
-            if prose[m.end() : m.end() + 1] != "("
-        ]
+        candidates = _candidates(prose, start, token.map, line_starts)
         flags = _marker_flags(token, text[start:end], start, candidates, env) if candidates else []
         markers: list[Marker] = []
         for candidate, is_marker in zip(candidates, flags, strict=True):
@@ -447,6 +445,18 @@ def read_brief(rel: str, text: str, options: dict[str, Any]) -> Brief:
         current.bullets.append(bullet)
     missing = [titles[name] for name in titles if keys[name] not in sections]
     return Brief(rel, sections, missing, references, entries, swallowed)
+
+
+def _candidates(prose: str, start: int, lines: list[int], line_starts: list[int]) -> list[Marker]:
+    """The ``[N]`` of a bullet's lines (``prose``, starting at offset ``start`` on the 0-based line
+    ``lines[0]``) that are not escaped nor followed by ``(``. A one-line bullet's columns are
+    counted from its start (most bullets), others' found by :func:`_line_col`."""
+    if lines[1] - lines[0] == 1:
+        line = lines[0] + 1
+        return [Marker(int(m.group(1)), line, m.start() + 1, start + m.start(), start + m.end())
+                for m in _MARKER.finditer(prose) if prose[m.end() : m.end() + 1] != "("]
+    return [Marker(int(m.group(1)), *_line_col(line_starts, start + m.start()), start + m.start(), start + m.end())
+            for m in _MARKER.finditer(prose) if prose[m.end() : m.end() + 1] != "("]
 
 
 def _swallowed_why(candidate: Marker, definitions: dict[str, Any]) -> str:

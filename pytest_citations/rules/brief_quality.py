@@ -916,11 +916,13 @@ def pack_score_mismatch(brief: Brief, ctx):
     if not view:
         return
     weights = ctx.options["weights"]
+    if len(weights) != 3:
+        return
     for chunk in view["chunks"]:
         score = _number(chunk.get("score"))
-        if score is None or len(weights) != 3:
+        if score is None:
             continue
-        parts = [_component(chunk, names) for names in (SIMILARITY, RECENCY, CREDIBILITY)]
+        parts = [_component(chunk, SIMILARITY), _component(chunk, RECENCY), _component(chunk, CREDIBILITY)]
         if None in parts:
             continue
         expected = sum(w * p for w, p in zip(weights, parts, strict=True))
