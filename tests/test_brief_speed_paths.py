@@ -593,3 +593,23 @@ def test_a_one_line_bullets_columns_are_line_col_s(lines, data):
     expected = [(int(m.group(1)), *briefs._line_col(line_starts, start + m.start()), start + m.start(), start + m.end())
                 for m in briefs._MARKER.finditer(text[start:end]) if text[start:end][m.end() : m.end() + 1] != "("]
     assert [tuple(marker) for marker in found] == expected
+
+
+PHRASE_PIECES = ["Some", "sources", "suggest", "SOME", "ſources", "ſuggeſt", " ", "\u00a0", "\t", "[1]", "`x`", "`", "[HIGH CONFIDENCE]",
+                 "According to limited available reports", "ß", "ss", "İ", "i", "\u212a", "k", ",", "ﬆ", "st"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(PHRASE_PIECES), max_size=14).map("".join),
+       st.sampled_from(["Some sources suggest", "According to limited available reports", "ſome ſtreet", "Kß", "İs", "a  b"]))
+def test_an_uncertainty_phrase_is_looked_for_only_where_it_may_be(text, phrase):
+    folded = phrase.casefold()
+    if folded in " ".join(brief_quality.claim_text(text).split()).casefold():
+        assert brief_quality._may_hold(text.casefold(), folded.split())
+
+
+@pytest.mark.parametrize("text", ["ſome `x` ſources\u00a0[1] SUGGEST rates rise", "[HIGH CONFIDENCE] Some [2] sources `c` suggest"])
+def test_a_phrase_behind_blanked_code_markers_and_long_s_is_still_looked_for(text):
+    folded = "some sources suggest"
+    assert folded in " ".join(brief_quality.claim_text(text).split()).casefold()
+    assert brief_quality._may_hold(text.casefold(), folded.split())

@@ -978,14 +978,23 @@ UNCERTAINTY_MARKERS = [
 
 
 @functools.lru_cache(maxsize=16)
-def _markers(items: tuple[str, ...]) -> list[tuple[str, str, set[int]]]:
-    """(phrase, its casefolded form, admitted tiers) of each "phrase => tiers" setting; read once."""
+def _markers(items: tuple[str, ...]) -> list[tuple[str, str, set[int], list[str]]]:
+    """(phrase, its casefolded form, admitted tiers, the casefolded form's words) of each
+    "phrase => tiers" setting; read once."""
     found = []
     for item in items:
         phrase, _, tiers = item.partition("=>")
         phrase = phrase.strip()
-        found.append((phrase, phrase.casefold(), {int(t) for t in tiers.replace(",", " ").split() if t.isdigit()}))
+        folded = phrase.casefold()
+        found.append((phrase, folded, {int(t) for t in tiers.replace(",", " ").split() if t.isdigit()}, folded.split()))
     return found
+
+
+def _may_hold(raw_folded: str, words: list[str]) -> bool:
+    """Whether a bullet whose casefolded text is ``raw_folded`` may hold a phrase of ``words`` once
+    blanked by :func:`claim_text` and its whitespace collapsed: blanking only turns characters into
+    spaces, and casefolding maps each character alone, so each word is in ``raw_folded`` then."""
+    return all(word in raw_folded for word in words)
 
 
 @rule(
@@ -1006,9 +1015,13 @@ def _markers(items: tuple[str, ...]) -> list[tuple[str, str, set[int]]]:
 def uncertainty_marker_overstates(brief: Brief, ctx):
     markers = _markers(tuple(ctx.options["markers"]))
     for bullet in brief.bullets:
+        raw_folded = bullet.text.casefold()
+        held = [marker for marker in markers if marker[0] and _may_hold(raw_folded, marker[3])]
+        if not held:
+            continue  # no phrase can be in the bullet: its claim text is not needed
         text = " ".join(claim_text(bullet.text).split()).casefold()
-        for phrase, folded, tiers in markers:
-            if phrase and folded in text:
+        for phrase, folded, tiers, _ in held:
+            if folded in text:
                 wrong = [(n, c) for n, c in bullet_citations(brief, bullet) if tier_of(brief, c) not in tiers]
                 if wrong:
                     admitted = ", ".join(str(t) for t in sorted(tiers))
