@@ -648,8 +648,9 @@ def pack_view(brief: Brief) -> dict | None:
     if "pack_view" in brief.memo:
         return brief.memo["pack_view"]
     chunks = [c for c in brief.pack.get("chunks") or () if isinstance(c, dict)]
-    publishers = Counter(publisher_of(brief, c) for c in chunks)
-    tiers = Counter(tier_of(brief, c) for c in chunks)
+    publishers = Counter([publisher_of(brief, c) for c in chunks])
+    chunk_tiers = [tier_of(brief, c) for c in chunks]
+    tiers = Counter(chunk_tiers)
     total = len(chunks)
 
     def pct(count: int) -> float:
@@ -658,6 +659,7 @@ def pack_view(brief: Brief) -> dict | None:
     top = publishers.most_common(1)[0] if publishers else (None, 0)
     view = {
         "chunks": chunks,
+        "tiers": chunk_tiers,  # each chunk's tier_of
         "total": total,
         "publishers": publishers,
         "top": top,
@@ -954,14 +956,13 @@ def pack_credibility_mismatch(brief: Brief, ctx):
     if not view:
         return
     scores = ctx.options["scores"]
-    for chunk in view["chunks"]:
+    for chunk, tier in zip(view["chunks"], view["tiers"], strict=True):
         source = source_of(brief, chunk.get("source_id"))
         registry_tier = _int(source.credibility_tier) if source is not None else None
         stored_tier = chunk.get("credibility_tier")
         if registry_tier is not None and stored_tier is not None and stored_tier != registry_tier:
             yield Finding(f"{view['name']}: chunk {chunk.get('chunk_id')} has credibility_tier {stored_tier}, "
                           f"the registry gives {source.id} Tier {registry_tier}")
-        tier = tier_of(brief, chunk)
         value = _component(chunk, CREDIBILITY)
         if value is not None and tier is not None and 1 <= tier <= len(scores) and abs(value - scores[tier - 1]) > 1e-9:
             yield Finding(f"{view['name']}: chunk {chunk.get('chunk_id')} has credibility score {value:g}, "
