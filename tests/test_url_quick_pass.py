@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from pytest_citations.engine import Engine, FileContext, RuleContext
 from pytest_citations.kinds import Reported
 from pytest_citations.kinds.url_citations import KIND
+from pytest_citations.rules import url_citations as rules
 from pytest_citations.urls import cid_for, normalize_spec
 
 REALDATA = Path("/work/shared/realdata")
@@ -199,3 +200,17 @@ def test_a_quick_pass_that_raises_changes_nothing(tmp_path, monkeypatch):
 
     monkeypatch.setattr(type(KIND), "quick_pass", property(lambda kind: broken))
     assert Engine.load(tmp_path).check([tmp_path]).diagnostics == expected
+
+
+def test_a_crash_in_the_shared_verdict_is_reported_by_the_rule_that_crashes(tmp_path, monkeypatch):
+    _write_run(tmp_path, [json.dumps(record) for record in TRICKY])
+    expected = [d for d in Engine.load(tmp_path).check([tmp_path]).diagnostics if d.code != "U108"]
+
+    def broken(value):
+        raise RuntimeError("a bug in the timestamp test")
+
+    monkeypatch.setattr(rules, "_is_iso_8601", broken)
+    found = Engine.load(tmp_path).check([tmp_path]).diagnostics
+    crashes = [d for d in found if d.code == "C006"]
+    assert [d.message.split(":")[0] for d in crashes] == ["internal error in rule U108 (checked-at-not-iso8601)"]
+    assert [d for d in found if d.code != "C006"] == expected

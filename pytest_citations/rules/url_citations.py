@@ -848,7 +848,11 @@ def _passes(record: Record, ctx) -> bool:
     by whichever of U102-U112 asks first; each of them returns at once for a record that passes."""
     verdict = record.passes
     if verdict is None:
-        verdict = record.passes = _passes_checks(record, *_settings_of_checks(ctx))
+        try:
+            verdict = _passes_checks(record, *_settings_of_checks(ctx))
+        except Exception:  # a bug in a rule's helper: each rule runs its own test, and reports its own crash
+            verdict = False
+        record.passes = verdict
     return verdict
 
 
