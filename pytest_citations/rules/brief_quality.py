@@ -995,10 +995,7 @@ def _may_hold(raw_folded: str, words: list[str]) -> bool:
     """Whether a bullet whose casefolded text is ``raw_folded`` may hold a phrase of ``words`` once
     blanked by :func:`claim_text` and its whitespace collapsed: blanking only turns characters into
     spaces, and casefolding maps each character alone, so each word is in ``raw_folded`` then."""
-    for word in words:
-        if word not in raw_folded:
-            return False
-    return True
+    return all(word in raw_folded for word in words)
 
 
 @rule(
