@@ -449,6 +449,10 @@ class Engine:
         running = [
             (r, r.check, RuleContext(ctx, self.config.rule_options.get(r.code, {}))) for r in self.enabled_rules(ctx.kind)
         ]
+        # A kind may tell in one call that none of its running rules reports anything for a unit
+        # (``quick_pass(unit, {code: rule context})``); for any other unit the rules run one by one.
+        quick_pass = getattr(ctx.kind, "quick_pass", None)
+        contexts = {item.code: rule_ctx for item, _, rule_ctx in running}
         try:
             for unit in ctx.kind.units(ctx):
                 if isinstance(unit, Reported):
@@ -456,6 +460,12 @@ class Engine:
                     if diagnostic:
                         yield diagnostic
                     continue
+                if quick_pass is not None:
+                    try:
+                        if quick_pass(unit, contexts):
+                            continue
+                    except Exception:  # said nothing: the rules run one by one, a crash reported as its rule's
+                        pass
                 crashed = None
                 for entry in running:
                     item, check, rule_ctx = entry
@@ -472,6 +482,7 @@ class Engine:
                             yield diagnostic
                 if crashed:
                     running = [entry for entry in running if entry not in crashed]
+                    contexts = {item.code: rule_ctx for item, _, rule_ctx in running}
         except sources.SourceError as error:
             diagnostic = self._diagnostic(error.code, Finding(error.message, error.line, error.col), ctx.rel)
             if diagnostic:

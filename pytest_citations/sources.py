@@ -15,6 +15,7 @@ import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from pytest_citations import dependencies
 
@@ -317,9 +318,9 @@ def read_source(root: Path, path: Path | str, max_size: int = DEFAULT_MAX_FILE_S
     return Source(root, resolved, shown, data, text, has_bom)
 
 
-@dataclass(frozen=True)
-class Line:
-    """One line of a text: 1-based number, character offset of its start, text without line end."""
+class Line(NamedTuple):
+    """One line of a text: 1-based number, character offset of its start, text without line end.
+    A named tuple: one is made per line of files with millions of lines."""
 
     number: int
     offset: int

@@ -11,6 +11,9 @@ A kind is an object with:
   :class:`Reported` findings for parse problems (which name the rule that reports them). A unit
   carries a 1-based ``line``, where a rule that crashes on it is reported (C006). A kind that reads
   Markdown sets ``ctx.directives`` from :func:`pytest_citations.suppressions.markdown_directives`.
+- optionally ``quick_pass(unit, contexts)``: true when none of the running rules (``contexts``:
+  code -> rule context) reports anything on ``unit``, so the engine skips calling them one by one;
+  false or an exception, and they run one by one (see ``url_citations``).
 
 Built-in kinds are one module each in this package, found by scanning it; each exposes ``KIND``.
 """
