@@ -613,3 +613,17 @@ def test_a_phrase_behind_blanked_code_markers_and_long_s_is_still_looked_for(tex
     folded = "some sources suggest"
     assert folded in " ".join(brief_quality.claim_text(text).split()).casefold()
     assert brief_quality._may_hold(text.casefold(), folded.split())
+
+
+@pytest.mark.parametrize("text", [
+    "## Prevailing View\n- \r\r0 [1]\n\n## References\n[1] \r\r0\n",
+    "## Prevailing View\n- a\r[x](u) [1]\r\n- b [2]\n\n## References\n[1] x\r[2] y\n",
+    "## Prevailing View\r- a [1]\r\r## References\r[1] x\r",
+])
+def test_a_lone_carriage_return_ends_no_line_for_the_brief_reader(text):
+    brief = briefs.read_brief("b.md", text, OPTIONS)
+    line_starts = [0, *(m.end() for m in re.finditer("\n", text))]
+    for bullet in brief.bullets:
+        for marker in bullet.markers:
+            assert text[line_starts[marker.line - 1] + marker.col - 1 :].startswith(f"[{marker.number}]")
+    assert all(entry.line <= len(line_starts) for entry in brief.entries)

@@ -370,6 +370,16 @@ def _outside(spans: list[tuple[int, int]], positions: list[int]) -> list[bool]:
     return flags
 
 
+_LONE_CR = re.compile(r"\r(?!\n)")
+
+
+def _lines_as_counted(text: str) -> str:
+    """``text`` with each carriage return that no newline follows made a space: markdown-it ends a
+    line there, while the project counts lines by newlines (``sources.Source.line_starts``), and
+    the token's line numbers must index the same lines. The length is kept, so offsets hold."""
+    return _LONE_CR.sub(" ", text) if "\r" in text else text
+
+
 def read_brief(rel: str, text: str, options: dict[str, Any]) -> Brief:
     claim_names = options.get("claim-sections", CLAIM_SECTIONS)
     keys = {_norm(name): (SECTION_KEYS[i] if i < len(SECTION_KEYS) else _norm(name)) for i, name in enumerate(claim_names)}
@@ -379,7 +389,7 @@ def read_brief(rel: str, text: str, options: dict[str, Any]) -> Brief:
     env: dict[str, Any] = {}
     tokens = _plain_blocks(text)
     if tokens is None:
-        tokens = _markdown().parse(text, env)
+        tokens = _markdown().parse(_lines_as_counted(text), env)
     line_starts = [0, *(match.end() for match in _NEWLINE.finditer(text)), len(text) + 1]
 
     def line_span(first: int, last: int) -> tuple[int, int]:  # 0-based [first, last) lines
