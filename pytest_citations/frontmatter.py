@@ -9,6 +9,7 @@ reported as a :class:`Problem` at its position and the value is left out.
 from __future__ import annotations
 
 import datetime
+import functools
 import math
 import re
 from collections.abc import Iterator
@@ -380,3 +381,96 @@ def is_datetime(value: Any) -> bool:
     except ValueError:
         return False
     return True
+
+
+
+# -- a strict plain subset of YAML, read without a parser ------------------------------------------
+#
+# An index that needs two fields of every front matter should not pay for a YAML parse when the
+# text is in a subset whose YAML meaning is certain: top-level ``key: value`` lines at column 0,
+# each value inline or a block below an empty one (a sequence of scalars or of one-line mappings,
+# or a flat mapping), with comments and blank lines anywhere. An inline value is a one-line plain
+# scalar of a conservative grammar, a quoted scalar with JSON's escapes, or a flow sequence of plain
+# words. Anything else (tabs, CR, control characters, anchors, tags, multi-line scalars, odd
+# indents...) is outside the subset, and the caller parses the YAML. No text of the subset is a
+# YAML error. Every line has one reading, so the loops are possessive: a text outside the subset
+# is refused in linear time.
+
+_KEY = r"[A-Za-z_][A-Za-z0-9_-]{0,63}"  # short: YAML limits a simple key to 1024 characters
+# No indicator first; no flow indicator, ': ', ':' last, ' #', or space last.
+_PLAIN = r"""[^\s\-?:,\[\]{}#&*!|>'"%@`](?:[^\s,\[\]{}:#]++|:(?=\S)|(?<! )#| +(?=[^\s#]))*+"""
+_QUOTED = r"""(?:"(?:[^"\\\n]++|\\(?:[\\"/bfnrt]|u(?![dD][89a-fA-F])[0-9a-fA-F]{4}))*+"|'(?:[^'\n]++|'')*+')"""
+_WORD = r"[A-Za-z0-9_][A-Za-z0-9_.-]*+"
+_FLOW = rf"\[ *(?:{_WORD}(?: *, *{_WORD})*+)? *\]"
+_SCALAR = rf"(?:{_PLAIN}|{_QUOTED}|{_FLOW})"
+_LINE_END = r" *(?:(?<= )#.*)?\n"  # trailing spaces, a comment after a space
+_IGNORED = r" *(?:#.*)?\n"  # a blank or comment line
+_VALUE = rf"(?: +{_SCALAR})?+{_LINE_END}"
+_SEQUENCE_ITEM = rf"(?:{_KEY}:{_VALUE}(?:{_IGNORED}|(?P=dash)  {_KEY}:{_VALUE})*+|{_SCALAR}{_LINE_END})"
+_SEQUENCE = rf"(?P<dash> *)- {_SEQUENCE_ITEM}(?:{_IGNORED}|(?P=dash)- {_SEQUENCE_ITEM})*+"
+_MAPPING = rf"(?P<indent> +){_KEY}:{_VALUE}(?:{_IGNORED}|(?P=indent){_KEY}:{_VALUE})*+"
+_ENTRY = rf"{_KEY}:(?: +{_SCALAR}{_LINE_END}|{_LINE_END}(?:{_IGNORED})*+(?:{_SEQUENCE}|{_MAPPING})?+)"
+_PLAIN_DOCUMENT = re.compile(rf"(?:{_IGNORED}|{_ENTRY})*+")
+# Inside a document of the subset: a kept value, its inline part and its block lines.
+_KEPT_INLINE = re.compile(rf"(?: +(?P<plain>{_PLAIN}))? *(?:(?<= )#.*)?")
+_KEPT_ITEM = re.compile(rf" *- (?P<key>{_KEY}):(?: +(?P<plain>{_PLAIN}))? *(?:(?<= )#.*)?")
+_BLOCK_LINES = r"(?:(?:[ #-].*)?\n)*+"
+# First characters of the plain scalars YAML 1.1 or 1.2 may resolve to a number, a timestamp, a
+# null, a merge or a value; and the words they resolve to a boolean or a null (in any case).
+_NOT_STRING_FIRST = frozenset("-+0123456789.<~=")
+_NOT_STRING_WORDS = frozenset({"y", "yes", "n", "no", "true", "false", "on", "off", "null"})
+_OUTSIDE = object()
+
+
+def read_plain(text: str, keep: frozenset[str]) -> dict[str, Any] | None:
+    """The ``keep`` fields of a YAML text in the plain subset above, or None when it is outside.
+
+    A kept value is a string (a plain scalar YAML resolves to a string), None (empty), or a list of
+    (key, value) pairs (a block sequence of one-key mappings with such values); a kept key twice or
+    any other kept value is outside the subset."""
+    if text and not text.endswith("\n"):
+        text += "\n"
+    if not text.replace("\n", " ").isprintable() or _PLAIN_DOCUMENT.fullmatch(text) is None:
+        return None  # isprintable: within YAML's printable characters, and no tab, BOM or U+2028
+    fields: dict[str, Any] = {}
+    for entry in _kept_entries(keep).finditer(text):
+        value = _kept_value(entry["inline"], entry["block"])
+        if value is _OUTSIDE or entry["key"] in fields:
+            return None
+        fields[entry["key"]] = value
+    return fields
+
+
+@functools.lru_cache(maxsize=8)
+def _kept_entries(keep: frozenset[str]) -> re.Pattern[str]:
+    """Top-level entries of the kept keys: in the subset, a line at column 0 that starts with a
+    key is one, and its block is the lines after it that start with a space or '-' (or are comments)."""
+    keys = "|".join(re.escape(key) for key in sorted(keep))
+    return re.compile(rf"^(?P<key>{keys}):(?P<inline>.*)\n(?P<block>{_BLOCK_LINES})", re.M)
+
+
+def _kept_value(inline: str, block: str) -> Any:
+    """A kept value from its inline text (after the colon) and its block lines."""
+    match = _KEPT_INLINE.fullmatch(inline)
+    if match is None:  # quoted or a flow sequence
+        return _OUTSIDE
+    plain = match["plain"]
+    if plain is not None:  # the subset has no block after an inline value
+        return plain if _resolves_to_string(plain) else _OUTSIDE
+    items = [line for line in block.split("\n") if line.strip(" ") and not line.lstrip(" ").startswith("#")]
+    if not items:
+        return None
+    pairs = []
+    for line in items:
+        item = _KEPT_ITEM.fullmatch(line)
+        if item is None or not _resolves_to_string(item["key"]):
+            return _OUTSIDE
+        value = item["plain"]
+        if value is not None and not _resolves_to_string(value):
+            return _OUTSIDE
+        pairs.append((item["key"], value))
+    return pairs
+
+
+def _resolves_to_string(plain: str) -> bool:
+    return plain[0] not in _NOT_STRING_FIRST and plain.lower() not in _NOT_STRING_WORDS

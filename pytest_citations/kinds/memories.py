@@ -264,11 +264,32 @@ def _index_entry(engine, rel: str) -> list | None:
     """[id, ids it supersedes] of one memory file, or None if it cannot be read."""
     try:
         text = sources.read_source(engine.config.root, rel, engine.config.max_file_size).text
-        memory = read_memory(rel, text, INDEXED_FIELDS)
+        return plain_index_entry(rel, text) or yaml_index_entry(rel, text)
     except Exception:
         return None
+
+
+def yaml_index_entry(rel: str, text: str) -> list:
+    """[id, ids it supersedes] of a memory's text, from its front matter parsed as YAML."""
+    memory = read_memory(rel, text, INDEXED_FIELDS)
     targets = [link.target for link in memory.links if link.type == "supersedes" and isinstance(link.target, str)]
     return [memory.id, targets]
+
+
+def plain_index_entry(rel: str, text: str) -> list | None:
+    """:func:`yaml_index_entry` without a YAML parse, for a front matter in the plain subset that
+    ``frontmatter.read_plain`` reads; None for any other (the YAML parse decides)."""
+    from pytest_citations import frontmatter
+
+    bounds = frontmatter.split(text)
+    closed = bounds is not None and bounds[1] != -1
+    fields = frontmatter.read_plain(text[bounds[0] : bounds[1]], INDEXED_FIELDS) if closed else {}
+    if fields is None:
+        return None
+    memory_id, links = fields.get("id"), fields.get("links")
+    pairs = links if isinstance(links, list) else []  # a scalar links value holds no link
+    targets = [target for link_type, target in pairs if link_type == "supersedes" and target is not None]
+    return [memory_id if isinstance(memory_id, str) else PurePosixPath(rel).stem, targets]
 
 
 class Memories:
