@@ -397,8 +397,8 @@ def is_datetime(value: Any) -> bool:
 # is refused in linear time.
 
 _KEY = r"[A-Za-z_][A-Za-z0-9_-]{0,63}"  # short: YAML limits a simple key to 1024 characters
-# No indicator first; no flow indicator, ': ', ':' last, ' #', or space last.
-_PLAIN = r"""[^\s\-?:,\[\]{}#&*!|>'"%@`](?:[^\s,\[\]{}:#]++|:(?=\S)|(?<! )#| +(?=[^\s#]))*+"""
+# No indicator first; no flow indicator, ': ', ':' last, ' #' (a comment), or space last.
+_PLAIN = r"""[^\s\-?:,\[\]{}#&*!|>'"%@`](?:[^\s,\[\]{}:]++|:(?=\S)| +(?=[^\s#]))*+"""
 _QUOTED = r"""(?:"(?:[^"\\\n]++|\\(?:[\\"/bfnrt]|u(?![dD][89a-fA-F])[0-9a-fA-F]{4}))*+"|'(?:[^'\n]++|'')*+')"""
 _WORD = r"[A-Za-z0-9_][A-Za-z0-9_.-]*+"
 _FLOW = rf"\[ *(?:{_WORD}(?: *, *{_WORD})*+)? *\]"
