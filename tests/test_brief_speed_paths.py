@@ -112,6 +112,7 @@ TRICKY_BULLETS = [
     "Comment <!-- [1] --> [2]",
     "Entity &#91;1] and &#x5B;2&#93; [3] &amp; S&P 500 [1]",
     "Escaped \\[1] then [2]",
+    "Escaped backslash \\\\[1] then \\\\\\[2] [3]",
     "Escaped bracket [1\\] and [2]",
     "Image ![1](https://x.example/i.png) [2]",
     "Image ![alt [1]](u) [2]",
@@ -143,6 +144,9 @@ ONE = "\n\n[1]: https://x.example/one\n"
 # marker nor moves the others.
 MARKED_BULLETS = [
     ("\\[2] [1]", "", [(1, 8)], []),
+    ("\\\\[1] [2]", "", [(1, 5), (2, 9)], []),
+    ("\\\\\\[1] [2]", "", [(2, 10)], []),
+    ("a\\\\\\\\[1]", "", [(1, 8)], []),
     ("\\[1] [2] [1]", "", [(2, 8), (1, 12)], []),
     ("\\[1] and [1]", ONE, [], [(1, 12)]),
     ("&#91;1] [1]", "", [(1, 11)], []),
@@ -591,7 +595,8 @@ def test_a_one_line_bullets_columns_are_line_col_s(lines, data):
     start, end = line_starts[first], line_starts[first + 1]
     found = briefs._candidates(text[start:end], start, [first, first + 1], line_starts)
     expected = [(int(m.group(1)), *briefs._line_col(line_starts, start + m.start()), start + m.start(), start + m.end())
-                for m in briefs._MARKER.finditer(text[start:end]) if text[start:end][m.end() : m.end() + 1] != "("]
+                for m in briefs._MARKER_TEXT.finditer(text[start:end])
+                if text[start:end][m.end() : m.end() + 1] != "(" and not briefs._escaped(text[start:end], m.start())]
     assert [tuple(marker) for marker in found] == expected
 
 

@@ -40,7 +40,6 @@ REQUIRED_FIELDS = ("id", "source_id", "publisher", "doc_id", "chunk_id", "url", 
 _HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(?P<text>.+?)[ \t#]*$", re.M)
 # A marker number has at most 9 ASCII digits: ``[`` + 5000 digits + ``]`` is text, not a marker
 # (``int`` refuses over 4300 digits), and fullwidth digits such as ``[３]`` are never markers.
-_MARKER = re.compile(r"(?<!\\)\[([0-9]{1,9})\]")
 _MARKER_TEXT = re.compile(r"\[([0-9]{1,9})\]")
 # an entry's start; its body is the rest of the line without trailing blanks
 _ENTRY_START = re.compile(r"[ \t]*(?:[-*+][ \t]+)?\[(?P<number>[0-9]{1,9})\][ \t]+")
@@ -461,12 +460,21 @@ def _candidates(prose: str, start: int, lines: list[int], line_starts: list[int]
     """The ``[N]`` of a bullet's lines (``prose``, starting at offset ``start`` on the 0-based line
     ``lines[0]``) that are not escaped nor followed by ``(``. A one-line bullet's columns are
     counted from its start (most bullets), others' found by :func:`_line_col`."""
+    found = [m for m in _MARKER_TEXT.finditer(prose) if prose[m.end() : m.end() + 1] != "(" and not _escaped(prose, m.start())]
     if lines[1] - lines[0] == 1:
         line = lines[0] + 1
-        return [Marker(int(m.group(1)), line, m.start() + 1, start + m.start(), start + m.end())
-                for m in _MARKER.finditer(prose) if prose[m.end() : m.end() + 1] != "("]
+        return [Marker(int(m.group(1)), line, m.start() + 1, start + m.start(), start + m.end()) for m in found]
     return [Marker(int(m.group(1)), *_line_col(line_starts, start + m.start()), start + m.start(), start + m.end())
-            for m in _MARKER.finditer(prose) if prose[m.end() : m.end() + 1] != "("]
+            for m in found]
+
+
+def _escaped(text: str, position: int) -> bool:
+    """Whether the character at ``position`` is backslash-escaped: an odd run of backslashes
+    before it (two backslashes before ``[1]`` are an escaped backslash, then a marker)."""
+    run = 0
+    while position > run and text[position - run - 1] == "\\":
+        run += 1
+    return run % 2 == 1
 
 
 def _swallowed_why(candidate: Marker, definitions: dict[str, Any]) -> str:
