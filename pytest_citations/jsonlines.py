@@ -20,6 +20,7 @@ from pytest_citations.rules import Finding
 from pytest_citations.sources import Line
 
 MAX_DEPTH = 500
+_JSON_WHITESPACE = " \t\n\r"  # what json.loads skips around a value (not str.isspace's wider set)
 _NESTING_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[{\]}]')
 _CONTEXT = 500  # characters of a broken line kept to show it
 
@@ -113,13 +114,14 @@ def nesting_depth(text: str, tokens: re.Pattern[str] = _NESTING_TOKEN) -> int:
 
 def _decode(decoder: json.JSONDecoder, text: str) -> Any:
     """``decoder.decode(text)``, calling its scanner directly when the text is one JSON value with
-    no whitespace around it (a JSON Lines line as producers write it); any other text, and every
-    error, goes through ``decode`` itself, so its errors are json's own."""
+    no whitespace before it and at most JSON whitespace after it (a JSON Lines line, or a document
+    ending with a newline, as producers write them); any other text, and every error, goes through
+    ``decode`` itself, so its errors are json's own."""
     try:
         value, end = decoder.scan_once(text, 0)
     except (StopIteration, ValueError, RecursionError):
         return decoder.decode(text)
-    return value if end == len(text) else decoder.decode(text)
+    return value if end == len(text) or not text[end:].strip(_JSON_WHITESPACE) else decoder.decode(text)
 
 
 def _too_deep(text: str) -> bool:

@@ -199,6 +199,14 @@ TRICKY_JSON = [
     '{"a":"\x00"}',
     '{"a":"line\nbreak"}',
     '{"a" : 1 , "b" : [ 1 , 2 ] }',
+    '{"a": 1}\n',  # a document as editors save it: JSON whitespace after the value
+    '{"a": 1} \t\r\n\n',
+    '{"a": 1}\n\x0b',  # whitespace to str.isspace, not to JSON
+    '{"a": 1}\u00a0',
+    '{"a": 1}\x0c',
+    '{"a": 1}\n}',
+    '{"k": "' + "x" * 5000 + '"}\n',  # longer than MAX_DIGITS: the other decoder
+    '{"k": "' + "x" * 5000 + '"}\n\u2028',
 ]
 
 
@@ -218,7 +226,7 @@ _json_text = st.recursive(
 
 
 @settings(max_examples=500)
-@given(_json_text, st.sampled_from(["", " ", "\n", "x", "}"]), st.sampled_from(["", " ", "\t"]))
+@given(_json_text, st.sampled_from(["", " ", "\n", "\r\n\n", "\n\x0b", "\u00a0", "x", "}"]), st.sampled_from(["", " ", "\t"]))
 def test_loads_matches_the_slow_decoder_on_generated_json(text, after, before):
     text = before + text + after
     assert outcome(jsonlines.loads, text) == outcome(reference_loads, text)
