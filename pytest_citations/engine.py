@@ -116,6 +116,7 @@ class Engine:
         self._kinds: dict[str, tuple] = {}  # rel -> kinds_for(rel), once per run
         self._walks: dict[tuple, tuple[list, list[str]]] = {}  # (folder, excludes) -> what _walk found
         self._kind_matchers: tuple | None = None
+        self._enabled: dict[tuple, list[Rule]] = {}  # (kind, select, ignore) -> enabled_rules
         self._folders: dict[str, str | None] = {}  # folder -> its root-relative prefix, None outside
         self.nested_engines: list[Engine] = []  # the nested roots checked from here (shares one list)
 
@@ -442,7 +443,15 @@ class Engine:
         return sorted_diagnostics(found)
 
     def enabled_rules(self, kind: Any) -> list[Rule]:
-        return [r for r in self.registry.for_kind(kind.name, "record") if self.config.rule_enabled(r.code)]
+        """The record rules of ``kind`` that the selection enables, worked out once per kind and
+        selection rather than once per file."""
+        key = (kind.name, tuple(self.config.select), tuple(self.config.ignore))
+        found = self._enabled.get(key)
+        if found is None:
+            found = self._enabled[key] = [
+                r for r in self.registry.for_kind(kind.name, "record") if self.config.rule_enabled(r.code)
+            ]
+        return found
 
     def _run_rules(self, ctx: FileContext) -> Iterator[Diagnostic]:
         # (rule, its check, its context) per enabled rule; a rule that crashes leaves the list
