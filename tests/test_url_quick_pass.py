@@ -19,7 +19,8 @@ from pytest_citations.engine import Engine, FileContext, RuleContext
 from pytest_citations.kinds import Reported
 from pytest_citations.kinds.url_citations import KIND
 from pytest_citations.rules import url_citations as rules
-from pytest_citations.urls import cid_for, normalize_spec
+from pytest_citations.urls import cid_for
+from url_records import valid_record
 
 REALDATA = Path("/work/shared/realdata")
 
@@ -65,18 +66,6 @@ def all_ways(path: Path) -> tuple[list, int]:
     return results["plain"][0], results["quick"][1]
 
 
-def _record(url: str, **fields) -> dict:
-    normalized = normalize_spec(url)
-    record = {
-        "schema_version": "citation.v1", "normalized_url": normalized, "cid": cid_for(normalized), "url": normalized,
-        "url_original": url, "status": "valid", "checked_at": "2026-02-13T12:35:00Z", "http_status": 200,
-        "found_by": [{"wave": 1, "perspective_id": "p1", "agent_type": "A", "artifact_path": "wave-1/p1.md"}],
-        "notes": "ok",
-    }
-    record.update(fields)
-    return record
-
-
 def _write_run(root: Path, lines: list[str], pyproject: str = "") -> Path:
     run = root / "run"
     (run / "citations").mkdir(parents=True, exist_ok=True)
@@ -90,42 +79,42 @@ def _write_run(root: Path, lines: list[str], pyproject: str = "") -> Path:
 GOOD_ENTRY = {"wave": 1, "perspective_id": "p1", "agent_type": "A", "artifact_path": "wave-1/p1.md"}
 UPPER = "cid_" + cid_for("https://b.example/")[4:].upper()
 TRICKY = [
-    _record("https://a.example/x?utm_source=1"),
-    _record("https://a.example/x?utm_source=2"),  # the cid of line 1 again
-    _record("https://b.example/", cid=UPPER),
-    _record("https://c.example/", cid="cid_alpha"),
-    _record("https://d.example/", checked_at="2026-02-30", status="ok", http_status=404),
-    _record("https://d.example/2", status="Valid"),
-    _record("https://d.example/3", checked_at="13/02/2026"),
-    _record("https://d.example/4", http_status=404),
-    _record("https://d.example/5", status="invalid", http_status=204),
-    _record("https://d.example/6", http_status=99),
-    _record("https://d.example/7", http_status=404.0),
-    _record("https://d.example/8", http_status=None, title=None, publisher=None, evidence_snippet=None),
-    _record("https://d.example/9", http_status=True),
-    _record("https://e.example/", found_by=[{"wave": 3, "perspective_id": "p", "agent_type": "A", "artifact_path": "../x.md"}]),
-    _record("https://e.example/2", found_by=[{"wave": 2.0, "perspective_id": "p", "agent_type": "A", "artifact_path": "wave-1/p1.md"}]),
-    _record("https://e.example/3", found_by=[{"wave": 1, "perspective_id": "p", "agent_type": "A", "artifact_path": "wave-1/p9.md"}]),
-    _record("https://e.example/4", found_by=[{"wave": 1, "perspective_id": "p", "agent_type": "A", "artifact_path": "/etc/passwd"}]),
-    _record("https://e.example/5", found_by=[{"wave": 1, "perspective_id": "p", "agent_type": "A", "artifact_path": "a\\b"}]),
-    _record("https://e.example/6", found_by=[]),
-    _record("https://e.example/10", found_by=[GOOD_ENTRY, {**GOOD_ENTRY, "wave": 3}]),
-    _record("https://e.example/11", found_by=[GOOD_ENTRY, {**GOOD_ENTRY, "artifact_path": "wave-1/p9.md"}]),
-    _record("https://e.example/12", found_by=[GOOD_ENTRY, {**GOOD_ENTRY, "artifact_path": "../../x.md"}]),
-    _record("https://e.example/13", found_by=[GOOD_ENTRY, {**GOOD_ENTRY, "agent_type": None}]),
-    _record("https://e.example/7", found_by=[{"wave": 1}]),
-    _record("https://e.example/8", found_by=["x"]),
-    _record("https://e.example/9", found_by={}),
-    _record("https://f.example/", normalized_url="https://F.example/", title=5),
-    _record("https://f.example/2", normalized_url="https://f.example/2/"),
-    _record("https://g.example/", url_original="example.com/doc"),
-    _record("https://g.example/2", url_original="HTTPS://G.example:443/2/#x"),
-    _record("https://g.example/3", schema_version="citation.v2"),
-    _record("https://g.example/4", notes=None),
+    valid_record("https://a.example/x?utm_source=1"),
+    valid_record("https://a.example/x?utm_source=2"),  # the cid of line 1 again
+    valid_record("https://b.example/", cid=UPPER),
+    valid_record("https://c.example/", cid="cid_alpha"),
+    valid_record("https://d.example/", checked_at="2026-02-30", status="ok", http_status=404),
+    valid_record("https://d.example/2", status="Valid"),
+    valid_record("https://d.example/3", checked_at="13/02/2026"),
+    valid_record("https://d.example/4", http_status=404),
+    valid_record("https://d.example/5", status="invalid", http_status=204),
+    valid_record("https://d.example/6", http_status=99),
+    valid_record("https://d.example/7", http_status=404.0),
+    valid_record("https://d.example/8", http_status=None, title=None, publisher=None, evidence_snippet=None),
+    valid_record("https://d.example/9", http_status=True),
+    valid_record("https://e.example/", found_by=[{"wave": 3, "perspective_id": "p", "agent_type": "A", "artifact_path": "../x.md"}]),
+    valid_record("https://e.example/2", found_by=[{"wave": 2.0, "perspective_id": "p", "agent_type": "A", "artifact_path": "wave-1/p1.md"}]),
+    valid_record("https://e.example/3", found_by=[{"wave": 1, "perspective_id": "p", "agent_type": "A", "artifact_path": "wave-1/p9.md"}]),
+    valid_record("https://e.example/4", found_by=[{"wave": 1, "perspective_id": "p", "agent_type": "A", "artifact_path": "/etc/passwd"}]),
+    valid_record("https://e.example/5", found_by=[{"wave": 1, "perspective_id": "p", "agent_type": "A", "artifact_path": "a\\b"}]),
+    valid_record("https://e.example/6", found_by=[]),
+    valid_record("https://e.example/10", found_by=[GOOD_ENTRY, {**GOOD_ENTRY, "wave": 3}]),
+    valid_record("https://e.example/11", found_by=[GOOD_ENTRY, {**GOOD_ENTRY, "artifact_path": "wave-1/p9.md"}]),
+    valid_record("https://e.example/12", found_by=[GOOD_ENTRY, {**GOOD_ENTRY, "artifact_path": "../../x.md"}]),
+    valid_record("https://e.example/13", found_by=[GOOD_ENTRY, {**GOOD_ENTRY, "agent_type": None}]),
+    valid_record("https://e.example/7", found_by=[{"wave": 1}]),
+    valid_record("https://e.example/8", found_by=["x"]),
+    valid_record("https://e.example/9", found_by={}),
+    valid_record("https://f.example/", normalized_url="https://F.example/", title=5),
+    valid_record("https://f.example/2", normalized_url="https://f.example/2/"),
+    valid_record("https://g.example/", url_original="example.com/doc"),
+    valid_record("https://g.example/2", url_original="HTTPS://G.example:443/2/#x"),
+    valid_record("https://g.example/3", schema_version="citation.v2"),
+    valid_record("https://g.example/4", notes=None),
     {"schema_version": "citation.v1"},
-    _record("https://h.example/", cid=cid_for("https://other.example/")),
-    _record("https://h.example/2"),
-    _record("https://h.example/2", cid=cid_for("https://h.example/2")),  # a duplicate of the line before
+    valid_record("https://h.example/", cid=cid_for("https://other.example/")),
+    valid_record("https://h.example/2"),
+    valid_record("https://h.example/2", cid=cid_for("https://h.example/2")),  # a duplicate of the line before
 ]
 
 
@@ -137,9 +126,9 @@ def test_tricky_records_give_the_same_findings_every_way(tmp_path):
 
 
 def test_settings_of_the_rules_are_the_ones_asked(tmp_path):
-    lines = [json.dumps(_record("https://a.example/", found_by=[
+    lines = [json.dumps(valid_record("https://a.example/", found_by=[
         {"wave": 3, "perspective_id": "p", "agent_type": "A", "artifact_path": "wave-1/p1.md"}]))]
-    lines.append(json.dumps(_record("https://a.example/?b=1&a=2", normalized_url="https://a.example/?b=1&a=2")))
+    lines.append(json.dumps(valid_record("https://a.example/?b=1&a=2", normalized_url="https://a.example/?b=1&a=2")))
     path = _write_run(tmp_path, lines, '\n[tool.citations.rules.U110]\nallowed-waves = [3]\n'
                                       '[tool.citations.kinds.url-citations]\nurl-profile = "whatwg"\n')
     all_ways(path)
@@ -157,7 +146,7 @@ _field_values = st.sampled_from([None, 1, 1.0, 1.5, True, "", "x", "valid", "inv
 
 @st.composite
 def mutated(draw):
-    record = _record(draw(st.sampled_from(["https://a.example/x", "https://a.example/x?utm_source=1", "https://b.example/"])))
+    record = valid_record(draw(st.sampled_from(["https://a.example/x", "https://a.example/x?utm_source=1", "https://b.example/"])))
     for _ in range(draw(st.integers(0, 3))):
         target = record
         if draw(st.booleans()) and record.get("found_by"):

@@ -16,6 +16,7 @@ from pytest_citations.engine import Engine
 from pytest_citations.rules import url_citations as rules
 from pytest_citations.timestamps import parse_iso_8601
 from pytest_citations.urls import NotAbsoluteURL, cid_for, normalize_spec
+from url_records import valid_record
 
 # -- URL normalization: the spec's steps, written out plainly, as the reference ----------------
 
@@ -303,15 +304,7 @@ def test_timestamp_verdicts_match_the_parser(value):
 
 
 def _record(url: str, **fields) -> str:
-    normalized = normalize_spec(url)
-    record = {
-        "schema_version": "citation.v1", "normalized_url": normalized, "cid": cid_for(normalized), "url": normalized,
-        "url_original": url, "status": "valid", "checked_at": "2026-02-13T12:35:00Z", "http_status": 200,
-        "found_by": [{"wave": 1, "perspective_id": "p1", "agent_type": "A", "artifact_path": "wave-1/p1.md"}],
-        "notes": "ok",
-    }
-    record.update(fields)
-    return json.dumps(record)
+    return json.dumps(valid_record(url, **fields))
 
 
 def test_tricky_records_end_to_end(tmp_path):
