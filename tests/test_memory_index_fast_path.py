@@ -419,3 +419,27 @@ def test_a_long_text_outside_the_subset_is_refused_quickly(yaml_text):
     started = time.process_time()
     assert frontmatter.read_plain(yaml_text, INDEXED_FIELDS) is None
     assert time.process_time() - started < 1.0
+
+
+# -- the index uses it ----------------------------------------------------------------------------------
+
+
+def test_a_yaml_error_gives_the_stem_and_no_links_either_way():
+    text = front_matter("id: a: b\nlinks:\n  - supersedes: x\n")
+    assert plain_index_entry("notes/stem.md", text) is None
+    assert yaml_index_entry("notes/stem.md", text) == ["stem", []]
+
+
+def test_the_index_parses_no_yaml_for_a_plain_memory_and_parses_the_others(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    from pytest_citations.kinds import memories
+
+    (tmp_path / "plain.md").write_text(front_matter("id: p\nlinks:\n  - supersedes: old\n"), encoding="utf-8")
+    (tmp_path / "quoted.md").write_text(front_matter("id: 'q'\n"), encoding="utf-8")
+    engine = SimpleNamespace(config=SimpleNamespace(root=tmp_path, max_file_size=10_000))
+    parsed = []
+    monkeypatch.setattr(memories, "read_memory", lambda rel, *args: parsed.append(rel) or memories.Memory(rel, "q", None, [], [], 0.5))
+    assert memories._index_entry(engine, "plain.md") == ["p", ["old"]]
+    assert memories._index_entry(engine, "quoted.md") == ["q", []]
+    assert parsed == ["quoted.md"]
