@@ -390,8 +390,8 @@ def is_datetime(value: Any) -> bool:
 # text is in a subset whose YAML meaning is certain: top-level ``key: value`` lines at column 0,
 # each value inline or a block below an empty one (a sequence of scalars or of one-line mappings,
 # or a flat mapping), with comments and blank lines anywhere. An inline value is a one-line plain
-# scalar of a conservative grammar, a quoted scalar with JSON's escapes, or a flow sequence of plain
-# words. Anything else (tabs, CR, control characters, anchors, tags, multi-line scalars, odd
+# scalar of a conservative grammar, a quoted scalar with JSON's escapes (no surrogate), or a flow
+# sequence of plain words. Anything else (tabs, CR, control characters, anchors, tags, multi-line scalars, odd
 # indents...) is outside the subset, and the caller parses the YAML. No text of the subset is a
 # YAML error. Every line has one reading, so the loops are possessive: a text outside the subset
 # is refused in linear time.

@@ -155,6 +155,9 @@ IN_SUBSET = [
     'citations:\n  - path: src/a.py\n    line: 12\n    snippet: "def f(x): return {\'a\': [1]}  # \\"q\\""\n'
     "    verified: 2026-01-24T10:30:00Z\nid: m\n",
     "s: 'it''s'\nid: q\n",
+    'k: "\\u0000\\b\\f\\/\\t\\n\\r\\"\\\\"\nid: x\n',
+    'k: "\\uFFFE\\uffff\\uFEFF\\u2028\\u0085\\uD7FF\\uE000"\nid: x\n',
+    "k: \"\"\nk2: ''\nk3: 'a\\'\nid: x\n",
     's: "a\\u00e9\\/\\"b\\\\" # c\nid: x\n',
     "s: \"a --- b\"\nt: a --- b\nid: x\n",
     "k: [a, b, c]\nk2: []\nk3: [ a1.b-c ,d ]\nid: x\n",
