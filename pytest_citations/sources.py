@@ -176,7 +176,15 @@ def read_bytes(root: Path, path: Path | str, max_size: int = DEFAULT_MAX_FILE_SI
 
 
 def _read(root: Path, path: Path | str, max_size: int) -> tuple[bytes, Path, str]:
-    """(bytes, resolved path, repo-relative path shown in messages) of a file inside ``root``."""
+    """(bytes, resolved path, repo-relative path shown in messages) of a file inside ``root``.
+
+    A plain regular file within the limit is found with one ``lstat`` (:func:`stat_inside`) and
+    opened without following a symlink put there since; anything else, and every failure, takes
+    the full way and its message."""
+    if isinstance(path, str):
+        found = _plain_read(root, path, max_size)
+        if found is not None:
+            return found
     resolved = resolve_inside(root, path)
     shown = display_path(resolved_root(root), resolved)
     _regular_file(resolved, shown, max_size)
@@ -212,8 +220,27 @@ def read_head(root: Path, path: Path | str, size: int, max_size: int = DEFAULT_M
 
 
 def _plain_head(root: Path, path: str, size: int, max_size: int) -> bytes | None:
-    """The head of a regular file within ``max_size`` found by :func:`stat_inside`; None when the
-    file is anything else or cannot be read so (the caller then says why)."""
+    """The first ``size`` bytes of a regular file within ``max_size`` found by :func:`stat_inside`;
+    None when the file is anything else or cannot be read so (the caller then says why)."""
+    found = _plain_bytes(root, path, size, max_size)
+    return None if found is None else found[0]
+
+
+def _plain_read(root: Path, path: str, max_size: int) -> tuple[bytes, Path, str] | None:
+    """What :func:`_read` returns, for a regular file within ``max_size`` found by
+    :func:`stat_inside`; None otherwise (the caller then takes the full way)."""
+    found = _plain_bytes(root, path, max_size + 1, max_size)
+    if found is None or len(found[0]) > max_size:  # grew since the lstat: the full way says so
+        return None
+    data, real = found
+    base = str(resolved_root(root))
+    shown = real[len(base.rstrip(os.sep)) + 1 :].replace(os.sep, "/")
+    return data, Path(real), shown
+
+
+def _plain_bytes(root: Path, path: str, size: int, max_size: int) -> tuple[bytes, str] | None:
+    """(up to ``size`` bytes, real path) of a regular file no larger than ``max_size``, after one
+    ``lstat`` and an open that follows no symlink; None for anything else."""
     try:
         real, info = stat_inside(root, path)
     except (SourceError, OSError):
@@ -222,7 +249,7 @@ def _plain_head(root: Path, path: str, size: int, max_size: int) -> bytes | None
         return None
     try:
         with open(os.open(real, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)), "rb") as handle:
-            return handle.read(size)
+            return handle.read(size), real
     except OSError:
         return None
 

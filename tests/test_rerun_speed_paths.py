@@ -118,7 +118,45 @@ def test_read_head_answers_as_the_full_way(tricky_tree, rel, max_size):
     assert _head(tricky_tree, rel, 2, max_size) == _head_by_the_full_way(tricky_tree, rel, 2, max_size)
 
 
-def test_read_head_does_not_follow_a_symlink_put_in_place_after_the_lstat(tricky_tree, monkeypatch):
+
+def _read_by_the_full_way(root, rel, max_size):
+    """What sources._read answered before its one-``lstat`` path."""
+    try:
+        resolved = sources.resolve_inside(root, rel)
+        shown = sources.display_path(sources.resolved_root(root), resolved)
+        sources._regular_file(resolved, shown, max_size)
+        with open(resolved, "rb") as handle:
+            data = handle.read(max_size + 1)
+        if len(data) > max_size:
+            return ("SourceError", "C003")
+        return data, resolved, shown
+    except sources.SourceError as exc:
+        return ("SourceError", exc.code, exc.message)
+
+
+def _read(root, rel, max_size):
+    try:
+        return sources._read(root, rel, max_size)
+    except sources.SourceError as exc:
+        return ("SourceError", exc.code, exc.message)
+
+
+@pytest.mark.parametrize("rel", TRICKY_PATHS)
+@pytest.mark.parametrize("max_size", [1, 1000])
+def test_a_whole_read_answers_as_the_full_way(tricky_tree, rel, max_size):
+    sources.forget_folders()
+    assert _read(tricky_tree, rel, max_size) == _read_by_the_full_way(tricky_tree, rel, max_size)
+
+
+def test_a_source_read_through_a_symlinked_folder_is_shown_by_its_real_path(tricky_tree):
+    sources.forget_folders()
+    source = sources.read_source(tricky_tree, "folder-in/pkg/a.py")
+    assert (source.rel, source.text) == ("src/pkg/a.py", "a\n")
+    assert source.path == tricky_tree.resolve() / "src" / "pkg" / "a.py"
+
+@pytest.mark.parametrize("read", [lambda root, rel: sources.read_head(root, rel, 100), sources.read_source],
+                         ids=["read_head", "read_source"])
+def test_a_read_does_not_follow_a_symlink_put_in_place_after_the_lstat(tricky_tree, monkeypatch, read):
     """The file is swapped for a link leaving the root between the lstat and the open: the open
     refuses to follow it and the full way, which resolves the link, refuses the path."""
     real = tricky_tree.resolve()
@@ -133,7 +171,7 @@ def test_read_head_does_not_follow_a_symlink_put_in_place_after_the_lstat(tricky
     monkeypatch.setattr(sources, "stat_inside", swap_after_stat)
     sources.forget_folders()
     with pytest.raises(sources.SourceError) as caught:
-        sources.read_head(tricky_tree, "top.md", 100)
+        read(tricky_tree, "top.md")
     assert caught.value.code == "C008"
 
 GLOB_LISTS = [
