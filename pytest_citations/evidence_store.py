@@ -38,6 +38,8 @@ TABLES = {
 }
 
 
+# A store whose documents or chunks table is larger is looked up per brief, never read whole.
+MAX_ROWS_READ_WHOLE = 100_000
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
@@ -185,14 +187,21 @@ class Store:
                 return True
         return False
 
+    def _at_most(self, table: str, rows: int) -> bool:
+        """Whether ``table`` holds at most ``rows`` rows (counting no further than one past them)."""
+        (count,) = self.connection.execute(f"SELECT count(*) FROM (SELECT 1 FROM {table} LIMIT ?)", (rows + 1,)).fetchone()
+        return count <= rows
+
     def read_keys(self) -> None:
         """Read every document id and chunk's document once, when ids are plain unique text (as the
-        project's DDL makes them): each lookup then answers from memory exactly as its query would."""
+        project's DDL makes them) and the tables are not larger than :data:`MAX_ROWS_READ_WHOLE`:
+        each lookup then answers from memory exactly as its query would. A larger store is looked
+        up per brief, so that checking one brief never reads a whole large store."""
         if self._keys_read:
             return
         self._keys_read = True
         try:
-            if not (self._plain_unique_id("documents") and self._plain_unique_id("chunks")):
+            if not all(self._plain_unique_id(table) and self._at_most(table, MAX_ROWS_READ_WHOLE) for table in ("documents", "chunks")):
                 return
             docs = {row[0]: True for row in self.connection.execute("SELECT id FROM documents") if isinstance(row[0], str)}
             chunks = {row[0]: row[1] for row in self.connection.execute("SELECT id, doc_id FROM chunks") if isinstance(row[0], str)}

@@ -533,10 +533,13 @@ SCHEMAS = {
 
 
 @pytest.mark.parametrize("schema", list(SCHEMAS))
-def test_ids_read_whole_answer_as_their_queries(tmp_path, schema):
+@pytest.mark.parametrize("max_rows", [100, 10], ids=["read whole", "too large to read whole"])
+def test_ids_read_whole_answer_as_their_queries(tmp_path, schema, max_rows, monkeypatch):
     import sqlite3
 
     from pytest_citations import evidence_store
+
+    monkeypatch.setattr(evidence_store, "MAX_ROWS_READ_WHOLE", max_rows)
 
     path = tmp_path / "s.sqlite"
     if SCHEMAS[schema] is None:
@@ -558,7 +561,7 @@ def test_ids_read_whole_answer_as_their_queries(tmp_path, schema):
     read = evidence_store.open_readonly(tmp_path, "s.sqlite")
     keys = [f"{p}{n}" for p in "dDcC" for n in range(14)] + ["5", "05", 5]
     read.preload([k for k in keys if isinstance(k, str)], [k for k in keys if isinstance(k, str)])
-    assert read._complete == (schema in ("the project's", "without rowid", "untyped ids"))
+    assert read._complete == (schema in ("the project's", "without rowid", "untyped ids") and max_rows == 100)
     alone = evidence_store.open_readonly(tmp_path, "s.sqlite")
     for key in keys:
         found = alone.connection.execute("SELECT 1 FROM documents WHERE id = ?", (key,)).fetchone()
