@@ -8,12 +8,8 @@ from collections.abc import Callable
 
 
 @functools.lru_cache(maxsize=1024)
-def compile_glob(pattern: str) -> re.Pattern[str]:
-    """Compile a glob; a pattern without ``/`` matches a name in any folder, as in .gitignore."""
-    return re.compile(_glob_regex(pattern), re.S)
-
-
 def _glob_regex(pattern: str) -> str:
+    """The regex of a glob; a pattern without ``/`` matches a name in any folder, as in .gitignore."""
     if "/" not in pattern.rstrip("/"):
         pattern = "**/" + pattern
     pattern = pattern.lstrip("/")

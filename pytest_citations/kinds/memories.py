@@ -74,10 +74,6 @@ class Memory:
         root = self.front_matter.root if self.front_matter else None
         return root.value.get(key) if root is not None and isinstance(root.value, dict) else None
 
-    def key_node(self, key: str) -> Node | None:
-        root = self.front_matter.root if self.front_matter else None
-        return root.key_nodes.get(key) if root is not None and isinstance(root.value, dict) else None
-
 
 INDEXED_FIELDS = frozenset({"id", "links"})
 
