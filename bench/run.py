@@ -321,16 +321,20 @@ class Bench:
         for _ in range(self.repeat):  # the full check leaves the cache that knows who cites what
             cache = ["--cache-dir", str(self.fresh_dir("cache"))]
             full.append(self.checked(corpus, cache, f"{name} (full)")[0])
-            output = self.out()
-            run = measure(tool(".", "--format", "json", "--output-file", str(output), *cache,
-                               "--affected-by", hot), corpus.root)
-            report = read_report(output, run)
-            if report.files_checked != citers:
-                raise CheckFailed(f"{name}: checked {report.files_checked} files, expected {citers}")
-            affected.append(run)
+            affected.append(self.selected(corpus, name, [*cache, "--affected-by", hot], citers))
         row = finish(Row(name, "full check", target.text), target, full, affected)
         row.note = f"checked exactly the {citers} citing memories"
         return row
+
+    def selected(self, corpus: corpora.Corpus, name: str, flags: list[str], citers: int) -> Run:
+        """A check with ``flags`` (a warm cache and a selection), which must check exactly the
+        ``citers`` files that cite the changed one."""
+        output = self.out()
+        run = measure(tool(".", "--format", "json", "--output-file", str(output), *flags), corpus.root)
+        checked = read_report(output, run).files_checked
+        if checked != citers:
+            raise CheckFailed(f"{name}: checked {checked} files, expected the {citers} that cite {corpus.extra['hot_file']}")
+        return run
 
     # --since REF on a git copy of the corpus
 
@@ -348,13 +352,7 @@ class Bench:
             cache = ["--cache-dir", str(self.fresh_dir("cache"))]
             full.append(self.checked(copy, cache, f"{name} (full)")[0])
             with edited(copy.root / hot):
-                output = self.out()
-                run = measure(tool(".", "--format", "json", "--output-file", str(output), *cache,
-                                   "--since", "HEAD"), copy.root)
-                checked = read_report(output, run).files_checked
-            if checked != citers:
-                raise CheckFailed(f"{name}: checked {checked} files, expected the {citers} that cite {hot}")
-            since.append(run)
+                since.append(self.selected(copy, name, [*cache, "--since", "HEAD"], citers))
         row = finish(Row(name, "full check", target.text), target, full, since)
         row.note = f"checked exactly the {citers} citing memories"
         return row
