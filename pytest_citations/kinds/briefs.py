@@ -37,7 +37,10 @@ ABSTAIN_PREFIXES = [
 ABSTAIN_MARKER = "[Insufficient evidence to support this claim]"
 REQUIRED_FIELDS = ("id", "source_id", "publisher", "doc_id", "chunk_id", "url", "title", "published_at", "fetched_at")
 
-_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(?P<text>.+?)[ \t#]*$", re.M)
+# An ATX heading line, from the newline before it to its end: :func:`_heading_matches` searches the
+# text with a newline put in front. A pattern that starts with a plain character is found by a fast
+# scan for it, where ``^`` in multi-line mode is tried at every position (three times slower).
+_HEADING = re.compile(r"\n {0,3}#{1,6}[ \t]+(?P<text>[^\n]+?)[ \t#]*(?=\n|\Z)")
 # A marker number has at most 9 ASCII digits: ``[`` + 5000 digits + ``]`` is text, not a marker
 # (``int`` refuses over 4300 digits), and fullwidth digits such as ``[３]`` are never markers.
 _MARKER_TEXT = re.compile(r"\[([0-9]{1,9})\]")
@@ -166,9 +169,15 @@ ABSTAIN_STATUS = "Synthesis Status: Insufficient Evidence"
 ABSTAIN_SECTIONS = ["Available Evidence Summary", "Why Insufficient"]
 
 
+def _heading_matches(text: str) -> Iterator[re.Match]:
+    """The ATX headings of ``text`` (fences not considered); a match's ``start()`` is the offset in
+    ``text`` of its line's start, and ``text.count("\\n", 0, start)`` its 0-based line."""
+    return _HEADING.finditer("\n" + text)
+
+
 def heading_titles(text: str) -> set[str]:
     """The normalized text of every ATX heading (fences not considered)."""
-    return {_norm(m.group("text")) for m in _HEADING.finditer(text)}
+    return {_norm(m.group("text")) for m in _heading_matches(text)}
 
 
 def looks_like_brief(text: str, claim_sections: list[str], references: str) -> bool:
@@ -195,7 +204,7 @@ def _is_brief(titles: set[str], claim_sections: list[str], references: str) -> b
 
 def headings(text: str) -> list[tuple[str, int]]:
     """(normalized heading text, 1-based line) of every ATX heading (fences not considered)."""
-    return [(_norm(m.group("text")), text.count("\n", 0, m.start()) + 1) for m in _HEADING.finditer(text)]
+    return [(_norm(m.group("text")), text.count("\n", 0, m.start()) + 1) for m in _heading_matches(text)]
 
 
 _NEWLINE = re.compile("\n")
