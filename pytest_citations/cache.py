@@ -29,7 +29,7 @@ import json
 import os
 import stat
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,7 @@ from pytest_citations.diagnostics import Diagnostic, Edit, Fix, Severity
 from pytest_citations.fix import replace_atomically
 
 FORMAT = 3
+TABLES = ("files", "results", "indexes")
 PRUNE_DAYS = 30
 DELTA_SHARE = 1 / 8  # the share of the entries that deltas may hold before a new base is written
 MAX_DELTAS = 16
@@ -89,15 +90,18 @@ class ResultCache:
         self._has_base = False  # whether a base of this cache was read (else the next write is one)
         self._deltas: list[Path] = []  # the deltas read after the base, oldest first
         self._delta_entries = 0  # how many entries they hold
-        self._unsaved: dict[str, set[str]] = {"files": set(), "results": set()}
+        self._unsaved: dict[str, set[str]] = {table: set() for table in TABLES}
         self.files: dict[str, dict[str, Any]] = {}  # rel -> {"stat": [...]|None, "sha": str, "memo": {...}}
         # rel -> {"kinds", "paths" (sorted), "digest" (of their fingerprints), "indexes", "diagnostics", "seen"}
         self.results: dict[str, dict[str, Any]] = {}
+        # index name -> {"files": digest of its files' names and fingerprints, "digest": of its value}
+        self.indexes: dict[str, dict[str, Any]] = {}
         self.dirty = False
-        self.written: dict[str, set[str]] = {"files": set(), "results": set()}  # by this process
+        self.written: dict[str, set[str]] = {table: set() for table in TABLES}  # by this process
         self.hits = 0
         self.misses = 0
         self._fingerprints: dict[str, str] = {}  # this run's, computed once per path
+        self._digest_pieces: dict[str, bytes] = {}  # path -> its part of paths_digest's text
         self._today = _today()
         self._load()
 
@@ -106,6 +110,10 @@ class ResultCache:
     def _load(self) -> None:
         if self.path is None:
             return
+        with _kept_for_the_run():
+            self._read_base_and_deltas()
+
+    def _read_base_and_deltas(self) -> None:
         self._has_base = self._take(_read_json(self.path)) > 0
         try:
             self._deltas = sorted(self.folder.glob(f"delta-{self.key[:24]}-*.json"))
@@ -119,14 +127,16 @@ class ResultCache:
         not this cache's, and none of a shape other than expected)."""
         if not (isinstance(data, dict) and data.get("format") == FORMAT and data.get("key") == self.key):
             return 0
-        files, results = data.get("files"), data.get("results")
-        if not (isinstance(files, dict) and isinstance(results, dict)):
+        files, results, indexes = data.get("files"), data.get("results"), data.get("indexes", {})
+        if not (isinstance(files, dict) and isinstance(results, dict) and isinstance(indexes, dict)):
             return 0
         files = {rel: entry for rel, entry in files.items() if _is_entry(entry, "sha", str)}
         results = {rel: entry for rel, entry in results.items() if _is_entry(entry, "paths", list)}
+        indexes = {name: entry for name, entry in indexes.items() if _is_entry(entry, "files", str)}
         self.files.update(files)
         self.results.update(results)
-        return len(files) + len(results)
+        self.indexes.update(indexes)
+        return len(files) + len(results) + len(indexes)
 
     def save(self) -> None:
         """Write what changed, as a delta or as a new base (see the module's docstring). A cache
@@ -142,37 +152,41 @@ class ResultCache:
         except OSError:
             return
         self.dirty = False
-        self._unsaved = {"files": set(), "results": set()}
+        self._unsaved = {table: set() for table in TABLES}
         prune_folder(self.folder, self._today)
 
     def _fits_a_delta(self) -> bool:
-        changed = len(self._unsaved["files"]) + len(self._unsaved["results"])
-        total = len(self.files) + len(self.results)
+        changed = sum(len(self._unsaved[table]) for table in TABLES)
+        total = sum(len(getattr(self, table)) for table in TABLES)
         return (self._has_base and len(self._deltas) < MAX_DELTAS
                 and self._delta_entries + changed <= total * DELTA_SHARE)
 
     def _write_delta(self) -> None:
-        files = {rel: self.files[rel] for rel in self._unsaved["files"] if rel in self.files}
-        results = {rel: self.results[rel] for rel in self._unsaved["results"] if rel in self.results}
+        tables = self._entries(self._unsaved)
         # Named by the time it was written, so that deltas are read oldest first.
         path = self.folder / f"delta-{self.key[:24]}-{time.time_ns():020d}-{os.getpid()}.json"
-        self._write(path, files, results)
+        self._write(path, tables)
         self._deltas.append(path)
-        self._delta_entries += len(files) + len(results)
+        self._delta_entries += sum(len(entries) for entries in tables.values())
+
+    def _entries(self, names: dict[str, set[str]]) -> dict[str, dict[str, Any]]:
+        """The entries named in ``names`` (table -> names), table by table."""
+        return {table: {name: getattr(self, table)[name] for name in names[table] if name in getattr(self, table)}
+                for table in TABLES}
 
     def _write_base(self) -> None:
         """Prune, write every entry as the new base, and delete the deltas it now holds."""
         oldest = self._today - PRUNE_DAYS
         self.results = {rel: entry for rel, entry in self.results.items() if _seen_day(entry) >= oldest}
         self.files = {rel: entry for rel, entry in self.files.items() if _seen_day(entry) >= oldest}
-        self._write(self.path, self.files, self.results)
+        self._write(self.path, {"files": self.files, "results": self.results, "indexes": self.indexes})
         for delta in self._deltas:
             with contextlib.suppress(OSError):  # another run may have folded it already
                 delta.unlink()
         self._deltas, self._delta_entries, self._has_base = [], 0, True
 
-    def _write(self, path: Path, files: dict, results: dict) -> None:
-        data = {"format": FORMAT, "key": self.key, "files": files, "results": results}
+    def _write(self, path: Path, tables: dict[str, dict[str, Any]]) -> None:
+        data = {"format": FORMAT, "key": self.key, **tables}
         replace_atomically(path, json.dumps(data, separators=(",", ":")).encode("utf-8"), 0o644, durable=False)
 
     def _changed(self, table: str, rel: str) -> None:
@@ -185,14 +199,8 @@ class ResultCache:
     def take_changes(self) -> dict[str, Any]:
         """The entries written (and the hits and misses counted) since the last call, for the
         process that writes the cache file (the ``-j`` parent, the xdist controller)."""
-        changes = {
-            "key": self.key,
-            "files": {rel: self.files[rel] for rel in self.written["files"] if rel in self.files},
-            "results": {rel: self.results[rel] for rel in self.written["results"] if rel in self.results},
-            "hits": self.hits,
-            "misses": self.misses,
-        }
-        self.written = {"files": set(), "results": set()}
+        changes = {"key": self.key, **self._entries(self.written), "hits": self.hits, "misses": self.misses}
+        self.written = {table: set() for table in TABLES}
         self.hits = self.misses = 0
         return changes
 
@@ -200,7 +208,7 @@ class ResultCache:
         """Take the entries (and counts) another process sent with :meth:`take_changes`."""
         if changes.get("key") != self.key:
             return
-        for table in ("files", "results"):
+        for table in TABLES:
             entries = changes.get(table, {})
             getattr(self, table).update(entries)
             self._unsaved[table].update(entries)
@@ -231,7 +239,8 @@ class ResultCache:
         signature = [info.st_size, info.st_mtime_ns, info.st_ino]
         entry = self.files.get(rel)
         if entry is not None and entry.get("stat") == signature:
-            self._seen("files", rel)
+            if entry.get("seen") != self._today:
+                self._seen("files", rel)
             return entry["sha"]
         try:
             sha = _sha256(path)
@@ -266,14 +275,14 @@ class ResultCache:
     def file_memo(self, name: str, rel: str, compute: Callable[[], Any]) -> Any:
         """``compute()`` (a JSON value derived from the file ``rel`` alone), reused while the
         file's bytes stay the same."""
-        sha = self.fingerprint(rel)
+        sha = self._fingerprints.get(rel) or self.fingerprint(rel)
         entry = self.files.get(rel)
         if entry is None or entry.get("sha") != sha:  # no readable file: nothing to key it by
             return compute()
         memo = entry.get("memo")
-        if not isinstance(memo, dict):
+        if type(memo) is not dict:
             memo = entry["memo"] = {}
-        if name in memo:
+        elif name in memo:
             return memo[name]
         value = memo[name] = compute()
         self._changed("files", rel)
@@ -287,9 +296,12 @@ class ResultCache:
             self.misses += 1
             return None
         try:
-            fresh = self.paths_digest(entry["paths"]) == entry["digest"] and all(
-                index_digest(name) == value for name, value in entry["indexes"].items()
-            )
+            fresh = self.paths_digest(entry["paths"]) == entry["digest"]
+            if fresh:
+                for name, value in entry["indexes"].items():
+                    if index_digest(name) != value:
+                        fresh = False
+                        break
             diagnostics = [diagnostic_from_json(row) for row in entry["diagnostics"]] if fresh else None
         except (KeyError, TypeError, ValueError, AttributeError):  # a damaged entry: recheck
             diagnostics = None
@@ -297,7 +309,8 @@ class ResultCache:
             self.misses += 1
             return None
         self.hits += 1
-        self._seen("results", rel)
+        if entry.get("seen") != self._today:
+            self._seen("results", rel)
         return diagnostics
 
     def store(self, rel: str, kinds: list[str], recorded: dependencies.Recorder, index_digest: Callable[[str], str],
@@ -321,9 +334,33 @@ class ResultCache:
     def paths_digest(self, paths: list[str]) -> str:
         """One digest of the current fingerprints of ``paths`` (the files table holds each file's
         hash once; a result keeps only this)."""
-        known, fingerprint = self._fingerprints, self.fingerprint
-        text = "".join([f"{path}\0{known.get(path) or fingerprint(path)}\0" for path in paths])
-        return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+        pieces = self._digest_pieces
+        try:
+            joined = b"".join([pieces[path] for path in paths])
+        except KeyError:
+            joined = b"".join([pieces.get(path) or self._digest_piece(path) for path in paths])
+        return hashlib.sha256(joined).hexdigest()
+
+    def _digest_piece(self, path: str) -> bytes:
+        """What :meth:`paths_digest` hashes for one path, once per run (every memory citing a
+        file hashes the same piece)."""
+        piece = self._digest_pieces[path] = f"{path}\0{self.fingerprint(path)}\0".encode("utf-8", "surrogateescape")
+        return piece
+
+    # -- run-wide indexes ----------------------------------------------------------------------
+
+    def index_digest(self, name: str, files: list[str], compute: Callable[[], str]) -> str:
+        """``compute()``, the digest of the run-wide index ``name``, which is built from one share
+        per file of ``files``; reused while those files (their paths, order and hashes) stay the
+        same, so that a re-run does not build the index to learn that it has not changed."""
+        key = self.paths_digest(files)
+        entry = self.indexes.get(name)
+        if entry is not None and entry["files"] == key and isinstance(entry.get("digest"), str):
+            return entry["digest"]
+        digest = compute()
+        self.indexes[name] = {"files": key, "digest": digest}
+        self._changed("indexes", name)
+        return digest
 
     def depends_on(self, rel: str, changed: set[str]) -> bool | None:
         """Whether the last check of ``rel`` read one of the ``changed`` paths; None if unknown."""
@@ -334,17 +371,27 @@ class ResultCache:
 
 
 def _read_json(path: Path) -> Any:
-    """The JSON document at ``path``, None if it cannot be read or parsed. The collector is paused
-    while parsing: the document's containers (hundreds of thousands for a large repository) live
-    as long as the run, and collections set off while it is built would walk them again and again."""
-    collecting = gc.isenabled()
-    gc.disable()
+    """The JSON document at ``path``, None if it cannot be read or parsed."""
     try:
         with open(path, "rb") as stream:
             return json.loads(stream.read().decode("utf-8"))
     except (OSError, ValueError, RecursionError):
         return None
+
+
+@contextlib.contextmanager
+def _kept_for_the_run() -> Iterator[None]:
+    """Make objects that live as long as the run (a large repository's cache holds hundreds of
+    thousands of containers) out of the garbage collector's reach: it is paused while they are
+    made, and they then go to its permanent generation (``gc.freeze``). Otherwise collections set
+    off while they are built, and every collection of older generations after, would walk them
+    again; that cost a re-run of 10k unchanged memories a tenth of its time."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
     finally:
+        gc.freeze()
         if collecting:
             gc.enable()
 

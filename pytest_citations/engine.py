@@ -114,6 +114,7 @@ class Engine:
         self._memos: dict[Any, tuple[Any, dependencies.Recorder]] = {}
         self._index_digests: dict[str, str] = {}
         self._kinds: dict[str, tuple] = {}  # rel -> kinds_for(rel), once per run
+        self._kinds_named: dict[tuple, tuple] = {}  # claimed kinds' names -> those kinds
         self._walks: dict[tuple, tuple[list, list[str]]] = {}  # (folder, excludes) -> what _walk found
         self._kind_matchers: tuple | None = None
         self._enabled: dict[tuple, list[Rule]] = {}  # (kind, select, ignore) -> enabled_rules
@@ -192,11 +193,22 @@ class Engine:
         return entry[0]
 
     def index_digest(self, name: str) -> str:
+        """The digest of the run-wide index ``name``'s value, once per run; for an index built
+        from one share per file, kept in the cache with its files' hashes."""
         digest = self._index_digests.get(name)
         if digest is None:
             builder = dependencies.INDEXES.get(name)
-            value = builder(self) if builder is not None else None
-            digest = self._index_digests[name] = dependencies.digest(value)
+            shares = dependencies.SHARED.get(name)
+            cache = self.cache
+
+            def compute() -> str:
+                return dependencies.digest(builder(self) if builder is not None else None)
+
+            if shares is None or cache is None:
+                digest = compute()
+            else:
+                digest = cache.index_digest(name, shares.files(self), compute)
+            self._index_digests[name] = digest
         return digest
 
     def file_memo(self, name: str, rel: str, compute):
@@ -265,9 +277,15 @@ class Engine:
         if not claimable(rel):
             return ()
         names = self.file_memo("claim", rel, lambda: self._claim_names(rel, matchers))
+        if type(names) is list:
+            try:
+                return self._kinds_named[tuple(names)]  # only lists of names found valid are keys
+            except (KeyError, TypeError):  # TypeError: an unhashable part of a damaged memo
+                pass
         if not (isinstance(names, list) and all(isinstance(name, str) for name in names)):  # a damaged memo
             names = self._claim_names(rel, matchers)
-        return tuple(kind for kind in self.kinds if kind.name in names)
+        found = self._kinds_named[tuple(names)] = tuple(kind for kind in self.kinds if kind.name in names)
+        return found
 
     def _claim_names(self, rel: str, matchers: list[tuple]) -> list[str]:
         claimed = []

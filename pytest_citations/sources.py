@@ -97,6 +97,8 @@ def _resolved_folder_text(folder: str) -> str:
 def forget_folders() -> None:
     """Forget resolved roots and folders (a new run may see a rearranged tree)."""
     resolved_root.cache_clear()
+    _root_prefix.cache_clear()
+    _real_folder_inside.cache_clear()
     _resolved_folder.cache_clear()
     _resolved_folder_text.cache_clear()
 
@@ -112,25 +114,41 @@ def stat_inside(root: Path, path: str) -> tuple[str, os.stat_result]:
     ``lstat`` for a regular file that is no symlink (the result cache stats every file a result
     read, on every run). Anything else takes :func:`resolve_inside` and ``os.stat``, and raises
     what they raise."""
-    real_root = resolved_root(root)
-    base = str(real_root)
+    real_root, prefix = _root_prefix(root)
     if _is_plain(path):  # what os.path.join and os.path.split would make of it, without their cost
-        candidate = base + os.sep + path
+        candidate = prefix + path
         folder, _, name = candidate.rpartition(os.sep)
     else:
-        candidate = os.path.join(base, path)
+        candidate = os.path.join(prefix, path)
         folder, name = os.path.split(candidate)
     try:
         info = os.lstat(candidate) if name not in ("", ".", "..") else None
     except (OSError, ValueError):
         info = None
     if info is not None and stat.S_ISREG(info.st_mode):
-        real_folder = _resolved_folder_text(folder)
-        if real_folder == base or real_folder.startswith(base if base.endswith(os.sep) else base + os.sep):
+        real_folder = _real_folder_inside(folder, prefix)
+        if real_folder is not None:
             dependencies.note_path(real_root, path)
-            return (real_folder if real_folder.endswith(os.sep) else real_folder + os.sep) + name, info
+            return real_folder + name, info
     resolved = resolve_inside(root, path)
     return str(resolved), os.stat(resolved)
+
+
+@functools.lru_cache(maxsize=64)
+def _root_prefix(root: Path) -> tuple[Path, str]:
+    """The resolved root, and its text ending in a separator."""
+    real_root = resolved_root(root)
+    base = str(real_root)
+    return real_root, base if base.endswith(os.sep) else base + os.sep
+
+
+@functools.lru_cache(maxsize=4096)
+def _real_folder_inside(folder: str, root_prefix: str) -> str | None:
+    """The resolved ``folder`` ending in a separator, when it is the root or lies below it;
+    None when it resolves elsewhere."""
+    real_folder = _resolved_folder_text(folder)
+    real_folder = real_folder if real_folder.endswith(os.sep) else real_folder + os.sep
+    return real_folder if real_folder.startswith(root_prefix) else None
 
 
 def resolve_inside(root: Path, path: Path | str) -> Path:
