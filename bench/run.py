@@ -221,6 +221,7 @@ class Bench:
         self.verbose = ["-v"] if "--verbose" in self.flags else []  # the cache counts, on standard error
         self.facts: dict = {}
         self.counter = 0
+        self.item_counts: dict[str, tuple[int, int]] = {}  # scenario -> pytest's (passed, failed) under -n
 
     def out(self) -> Path:
         self.counter += 1
@@ -412,20 +413,52 @@ class Bench:
         return row
 
     def pytest_xdist_row(self, corpus: corpora.Corpus) -> Row:
+        """``-n 2`` against ``-n 0``, both checking everything (no cache); the pass/fail counts
+        must agree, and match the planted files where the corpus knows them."""
         target = Target(round(1 / 1.6, 3), ">= 1.6x faster")
-        name = "pytest --citations -n 2 vs -n 0 (memories)"
+        name = f"pytest --citations -n 2 vs -n 0 ({corpus.scenario})"
         if not has_xdist():
             return not_available(name, "-n 0", target, "n/a (pytest-xdist not installed)")
         arguments = ["-m", "pytest", "--citations", "-p", "no:randomly", "-p", "no:cacheprovider", "-q"]
-        zero, two, counts = [], [], set()
+        zero, two = self.xdist_runs(arguments, corpus.root, name)
+        passed, failed = self.item_counts[corpus.scenario] = self.counts_agree(name, zero + two)
+        if failed != corpus.extra.get("planted_files", failed) or not failed:
+            raise CheckFailed(f"{name}: {failed} failing items, for {corpus.extra.get('planted_files')} planted files")
+        row = finish(Row(name, "-n 0", target.text), target, zero, two)
+        row.note = f"{passed + failed} items"
+        return row
+
+    def xdist_reference_row(self, scenario: str) -> Row:
+        """Plain pytest, ``-n 2`` against ``-n 0``, on as many trivial items as the scenario's
+        row had: what pytest-xdist costs by itself, measured in the same run (no target)."""
+        name = f"plain pytest -n 2 vs -n 0 (as many trivial items as {scenario})"
+        if not has_xdist() or scenario not in self.item_counts:
+            return Row(name, "-n 0", "none (reference)", note="n/a (needs pytest-xdist and the scenario's row)")
+        passed, failed = self.item_counts[scenario]
+        trivial = trivial_tests(self.work / f"trivial-{passed}-{failed}", passed, failed)
+        zero, two = self.xdist_runs(["-m", "pytest", "-p", "no:randomly", "-p", "no:cacheprovider", "-q"], trivial, name)
+        if self.counts_agree(name, zero + two) != (passed, failed):
+            raise CheckFailed(f"{name}: the trivial items' counts differ from {(passed, failed)}")
+        row = finish(Row(name, "-n 0", "none (reference)"), Target(float("inf"), ""), zero, two)
+        row.passed = None
+        return row
+
+    def xdist_runs(self, arguments: list[str], cwd: Path, name: str) -> tuple[list[Run], list[Run]]:
+        """``-n 0`` and ``-n 2`` runs, interleaved, ``repeat`` of each."""
+        zero, two = [], []
         for _ in range(self.repeat):
             for workers, runs in (("0", zero), ("2", two)):
-                run = measure([*arguments, "-n", workers], corpus.root)
-                counts.add(pytest_counts(run, f"{name} (-n {workers})"))
+                run = measure([*arguments, "-n", workers], cwd)
+                pytest_counts(run, f"{name} (-n {workers})")
                 runs.append(run)
-        if len(counts) != 1 or counts.pop()[1] != corpus.extra["planted_files"]:
-            raise CheckFailed(f"{name}: pass/fail counts differ between runs or from the planted files")
-        return finish(Row(name, "-n 0", target.text), target, zero, two)
+        return zero, two
+
+    @staticmethod
+    def counts_agree(name: str, runs: list[Run]) -> tuple[int, int]:
+        counts = {pytest_counts(run, name) for run in runs}
+        if len(counts) != 1:
+            raise CheckFailed(f"{name}: pass/fail counts differ between runs: {sorted(counts)}")
+        return counts.pop()
 
     def fresh_dir(self, prefix: str) -> Path:
         return Path(tempfile.mkdtemp(prefix=f"{prefix}-", dir=self.work))
@@ -548,9 +581,12 @@ def rows_of(name: str, bench: Bench, args: argparse.Namespace):
     """The measurements of one selected scenario, each a callable that returns its row."""
     if name == "small-file":
         return [bench.small_file_row]
-    corpus, corpus_json = corpus_for("memories" if name == "pytest" else name, args)
     if name == "pytest":
-        return [lambda: bench.pytest_rerun_row(corpus), lambda: bench.pytest_xdist_row(corpus)]
+        memories = corpus_for("memories", args)[0]
+        code_tuples = corpus_for("code-tuples", args)[0]  # few items, each a large part of the run
+        return [lambda: bench.pytest_rerun_row(memories), lambda: bench.pytest_xdist_row(memories),
+                lambda: bench.xdist_reference_row("memories"), lambda: bench.pytest_xdist_row(code_tuples)]
+    corpus, corpus_json = corpus_for(name, args)
     rows = [lambda: bench.check_row(corpus, corpus_json), lambda: bench.rerun_row(corpus)]
     if name in MULTI_FILE:
         rows.append(lambda: bench.jobs_row(corpus))
