@@ -1,18 +1,21 @@
 """More shortcuts of brief checking, each against the plain way of computing the same thing: the
 heading scan (a newline-led pattern) against the multi-line ``^`` pattern, on the fixtures, the
-hostile corpus, real Markdown files and generated texts."""
+hostile corpus, real Markdown files and generated texts; and the quality rules' cheaper tests
+(B331's sum, B333's first word, B334's label text) against what they replace."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from conftest import PROJECT, TESTS
 from pytest_citations.kinds import briefs
+from pytest_citations.rules import brief_quality
 
 PLAIN_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(?P<text>.+?)[ \t#]*$", re.M)
 
@@ -79,3 +82,53 @@ def test_headings_of_generated_texts_read_the_same(text):
 )
 def test_headings_of_tricky_texts_read_the_same(text):
     assert_headings_read_the_same(text)
+
+
+def reference_expected_score(weights: list[float], parts: list[float]) -> float:
+    """B331's formula as first written: the weighted parts added by ``sum`` over a generator."""
+    return sum(w * p for w, p in zip(weights, parts, strict=True))
+
+
+NUMBERS = st.one_of(
+    st.floats(allow_nan=False, allow_infinity=False), st.integers(-3, 3), st.sampled_from([0.0, -0.0, 0.1, 0.2, 0.3])
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(NUMBERS, min_size=3, max_size=3), st.lists(NUMBERS, min_size=3, max_size=3), NUMBERS)
+@example([1, 1, 1], [-0.0, -0.0, -0.0], 1)  # added from 0, the sum is 0.0, not -0.0
+def test_the_score_formula_is_added_as_before(weights, parts, score):
+    chunk = {"chunk_id": "c1", "score": score, "similarity": parts[0], "recency": parts[1], "credibility": parts[2]}
+    brief = briefs.Brief("b.md", {}, [], None, [], [], pack={"pack_id": "p", "chunks": [chunk]})
+    context = SimpleNamespace(options={"weights": weights, "tolerance": 0.005})
+    expected = reference_expected_score(weights, [float(p) for p in parts])
+    found = list(brief_quality.pack_score_mismatch.check(brief, context))
+    assert bool(found) == (abs(float(score) - expected) > 0.005)
+    if found:
+        assert f"the formula gives {expected:.4f} (" in found[0].message
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="ase ouy", max_size=12), st.lists(st.text(alphabet="aso", max_size=3), max_size=3))
+def test_a_phrase_may_be_held_as_every_word_is_in_the_text(text, words):
+    assert brief_quality._may_hold(text, words) == all(word in text for word in words)
+
+
+LABEL_PIECES = [
+    "[HIGH CONFIDENCE]",
+    "[LOW CONFIDENCE]",
+    "[MEDIUM CONFIDENCE",
+    "CONFIDENCE]",
+    "[high confidence]",
+    " ",
+    "\t",
+    "x",
+    "[",
+]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(LABEL_PIECES), max_size=5).map("".join))
+def test_a_bullet_without_the_label_text_has_no_confidence_label(text):
+    if brief_quality._patterns().confidence.match(text):
+        assert brief_quality._may_have_label(text)

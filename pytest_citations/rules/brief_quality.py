@@ -920,6 +920,7 @@ def pack_score_mismatch(brief: Brief, ctx):
     weights = ctx.options["weights"]
     if len(weights) != 3:
         return
+    tolerance = ctx.options["tolerance"]
     for chunk in view["chunks"]:
         score = _number(chunk.get("score"))
         if score is None:
@@ -927,8 +928,8 @@ def pack_score_mismatch(brief: Brief, ctx):
         parts = [_component(chunk, SIMILARITY), _component(chunk, RECENCY), _component(chunk, CREDIBILITY)]
         if None in parts:
             continue
-        expected = sum(w * p for w, p in zip(weights, parts, strict=True))
-        if abs(score - expected) > ctx.options["tolerance"]:
+        expected = sum((weights[0] * parts[0], weights[1] * parts[1], weights[2] * parts[2]))  # added as sum() adds
+        if abs(score - expected) > tolerance:
             yield Finding(f"{view['name']}: chunk {chunk.get('chunk_id')} has score {chunk['score']}, the formula gives "
                           f"{expected:.4f} ({weights[0]}*{parts[0]} + {weights[1]}*{parts[1]} + {weights[2]}*{parts[2]})")
 
@@ -995,7 +996,8 @@ def _may_hold(raw_folded: str, words: list[str]) -> bool:
     """Whether a bullet whose casefolded text is ``raw_folded`` may hold a phrase of ``words`` once
     blanked by :func:`claim_text` and its whitespace collapsed: blanking only turns characters into
     spaces, and casefolding maps each character alone, so each word is in ``raw_folded`` then."""
-    return all(word in raw_folded for word in words)
+    # the first word alone rules out most bullets, without the cost of a generator
+    return (not words or words[0] in raw_folded) and all(word in raw_folded for word in words)
 
 
 @rule(
@@ -1047,6 +1049,12 @@ def confidence_level(brief: Brief, cited: list[tuple[int, dict]], options: dict)
     return "LOW", dict(by_tier)
 
 
+def _may_have_label(text: str) -> bool:
+    """False for a text the confidence label pattern cannot match (it has no ``CONFIDENCE]``): a
+    plain search, cheaper than the pattern on every bullet."""
+    return "CONFIDENCE]" in text
+
+
 @rule(
     "B334", "confidence-label-mismatch", kind=KIND,
     options={
@@ -1069,6 +1077,8 @@ def confidence_level(brief: Brief, cited: list[tuple[int, dict]], options: dict)
 )
 def confidence_label_mismatch(brief: Brief, ctx):
     for bullet in brief.bullets:
+        if not _may_have_label(bullet.text):
+            continue
         label = _patterns().confidence.match(bullet.text)
         cited = bullet_citations(brief, bullet)
         if not label or not cited:
