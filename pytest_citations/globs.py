@@ -35,10 +35,29 @@ def _glob_regex(pattern: str) -> str:
     return "".join(parts) + "(?:/.*)?\\Z"
 
 
+_IN_ANY_FOLDER = "(?:.*/)?"  # how the regex of a glob that may start in any folder begins
+
+
 @functools.lru_cache(maxsize=1024)
 def _compile_any(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
-    """One regex for a list of globs (every file of a walk is matched against each list)."""
-    return re.compile("|".join(f"(?:{_glob_regex(p)})" for p in patterns), re.S) if patterns else None
+    """One regex for a list of globs (every file of a walk is matched against each list).
+
+    The globs that may start in any folder (``**/`` first, or no ``/`` at all, as the default
+    excludes ``.git`` or ``node_modules``) share one leading ``(?:.*/)?``: the regex engine then
+    tries the path's folders once for all of them, where an alternative of its own for each glob
+    would try them once per glob."""
+    return re.compile(_any_of(patterns), re.S) if patterns else None
+
+
+def _any_of(patterns) -> str:
+    """The regex of "one of ``patterns``", those that may start in any folder sharing one
+    leading ``(?:.*/)?`` (see :func:`_compile_any`)."""
+    regexes = [_glob_regex(p) for p in patterns]
+    anywhere = [r[len(_IN_ANY_FOLDER):] for r in regexes if r.startswith(_IN_ANY_FOLDER)]
+    alternatives = [f"(?:{r})" for r in regexes if not r.startswith(_IN_ANY_FOLDER)]
+    if anywhere:
+        alternatives.append(_IN_ANY_FOLDER + "(?:" + "|".join(f"(?:{r})" for r in anywhere) + ")")
+    return "|".join(alternatives)
 
 
 def matches(path: str, patterns) -> bool:
@@ -58,8 +77,7 @@ def first_match(lists) -> Callable[[str], int | None]:
     """A test of which of several lists of globs a path matches first: the index of the first
     list with a match, or None. One regex match per path, where a :func:`matcher` per list would
     take one per list (a kind's include and sniff globs, tried on every file of a walk)."""
-    alternatives = [f"(?P<g{index}>{'|'.join(f'(?:{_glob_regex(p)})' for p in patterns)})"
-                    for index, patterns in enumerate(lists) if patterns]
+    alternatives = [f"(?P<g{index}>{_any_of(patterns)})" for index, patterns in enumerate(lists) if patterns]
     if not alternatives:
         return lambda path: None
     match = re.compile("|".join(alternatives), re.S).match

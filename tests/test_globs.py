@@ -1,8 +1,12 @@
 """Repo-relative globs."""
 
-import pytest
+import re
 
-from pytest_citations.globs import literal_prefix, matches
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pytest_citations.globs import _compile_any, _glob_regex, literal_prefix, matches
 
 
 @pytest.mark.parametrize(
@@ -31,3 +35,25 @@ def test_matches(path, patterns, expected):
 )
 def test_literal_prefix(pattern, prefix):
     assert literal_prefix(pattern) == prefix
+
+
+_SEGMENTS = st.sampled_from(["a", "b", ".git", "node_modules", "x.md", "y.jsonl", "*", "?", "**", "*.md", "a?", ".serena"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    patterns=st.lists(st.lists(_SEGMENTS, min_size=1, max_size=4).map("/".join), min_size=1, max_size=6),
+    paths=st.lists(st.lists(st.sampled_from(["a", "b", ".git", "node_modules", "x.md", "y.jsonl", "ab", ".serena"]),
+                            min_size=1, max_size=5).map("/".join), min_size=1, max_size=10),
+)
+def test_one_regex_for_a_list_matches_as_each_glob_does(patterns, paths):
+    """The globs that may start in any folder share one leading part in the list's regex; a path
+    matches it exactly when it matches one of the globs alone."""
+    for path in paths:
+        alone = any(re.match(_glob_regex(pattern), path, re.S) for pattern in patterns)
+        assert matches(path, patterns) is alone, (path, patterns)
+
+
+def test_the_globs_of_any_folder_share_one_leading_part():
+    regex = _compile_any((".git", "node_modules", "docs/*.md", "**/*.jsonl")).pattern
+    assert regex.count("(?:.*/)?") == 1
