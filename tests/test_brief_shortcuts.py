@@ -1,10 +1,12 @@
 """More shortcuts of brief checking, each against the plain way of computing the same thing: the
 heading scan (a newline-led pattern) against the multi-line ``^`` pattern, on the fixtures, the
 hostile corpus, real Markdown files and generated texts; and the quality rules' cheaper tests
-(B331's sum, B333's first word, B334's label text) against what they replace."""
+(B331's sum, B333's first word, B334's label text) against what they replace; chunk texts held in
+memory against the store's query for each."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 from pathlib import Path
 from types import SimpleNamespace
@@ -132,3 +134,76 @@ LABEL_PIECES = [
 def test_a_bullet_without_the_label_text_has_no_confidence_label(text):
     if brief_quality._patterns().confidence.match(text):
         assert brief_quality._may_have_label(text)
+
+
+def store_with_chunks(path: Path, schema: str | None = None):
+    """A store (the project's DDL unless ``schema``) whose chunks have texts, a NULL text, a number
+    as text, a blob id and ids that differ only in case."""
+    import sqlite3
+
+    from pytest_citations import evidence_store
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if schema is None:
+        evidence_store.init(path)
+    connection = sqlite3.connect(path)
+    connection.executescript(
+        (schema or "")
+        + "CREATE TABLE IF NOT EXISTS documents (id TEXT PRIMARY KEY); CREATE TABLE IF NOT EXISTS citations (id TEXT);"
+        "CREATE TABLE IF NOT EXISTS syntheses (id TEXT, brief_path TEXT);"
+        "CREATE TABLE IF NOT EXISTS synthesis_markers (synthesis_id TEXT, marker INTEGER, citation_id TEXT);"
+        "INSERT OR IGNORE INTO documents (id) VALUES ('d1');"
+    )
+    columns = {row[1] for row in connection.execute("PRAGMA table_info(chunks)")}
+    rows = [(f"c{n}", f"text {n} \u00e9") for n in range(30)] + [
+        ("C1", "upper"),
+        ("n", None),
+        ("i", 7),
+        (b"b", "blob id"),
+        ("\u00e9", "accent"),
+    ]
+    for chunk_id, text in rows:
+        with contextlib.suppress(sqlite3.IntegrityError):
+            if "text" in columns:
+                connection.execute("INSERT INTO chunks (id, doc_id, text) VALUES (?, 'd1', ?)", (chunk_id, text))
+            else:
+                connection.execute("INSERT INTO chunks (id, doc_id) VALUES (?, 'd1')", (chunk_id,))
+    connection.commit()
+    connection.close()
+    return evidence_store.open_readonly(path.parent, path.name)
+
+
+CHUNK_KEYS = [["c1", "c2", "missing"], ["C1", "c1", "n", "i", "b", "\u00e9"], [], ["c3", 5], ["c29", "c1 "]]
+STORE_SCHEMAS = {
+    "the project's": None,
+    "no keys": "CREATE TABLE chunks (id TEXT, doc_id TEXT, text TEXT);",
+    "NOCASE ids": "CREATE TABLE chunks (id TEXT COLLATE NOCASE PRIMARY KEY, doc_id, text);",
+    "no text column": "CREATE TABLE chunks (id TEXT PRIMARY KEY, doc_id TEXT);",
+}
+
+
+@pytest.mark.parametrize("schema", list(STORE_SCHEMAS))
+def test_chunk_texts_held_in_memory_are_what_each_query_gives(tmp_path, schema, monkeypatch):
+    from pytest_citations import evidence_store
+
+    store = store_with_chunks(tmp_path / "s.sqlite", STORE_SCHEMAS[schema])
+    alone = store_with_chunks(tmp_path / "again" / "s.sqlite", STORE_SCHEMAS[schema])
+    monkeypatch.setattr(evidence_store, "TEXTS_READ_WHOLE_AFTER", 0)
+    held = [store.chunk_texts(keys) for keys in CHUNK_KEYS]
+    assert (held[0] is not None) == (schema == "the project's")
+    for keys, found in zip(CHUNK_KEYS, held, strict=True):
+        if found is not None:
+            assert found == briefs._query_each(alone, briefs._CHUNK_TEXT, keys)
+    assert held[3] is None  # a key that is no string is queried
+
+
+def test_chunk_texts_are_read_whole_only_after_many_briefs_and_when_small(tmp_path, monkeypatch):
+    from pytest_citations import evidence_store
+
+    store = store_with_chunks(tmp_path / "s.sqlite")
+    asked = [store.chunk_texts(["c1"]) for _ in range(evidence_store.TEXTS_READ_WHOLE_AFTER)]
+    assert asked == [None] * evidence_store.TEXTS_READ_WHOLE_AFTER
+    assert store.chunk_texts(["c1"]) == {"c1": [{"text": "text 1 \u00e9"}]}
+    monkeypatch.setattr(evidence_store, "MAX_TEXT_READ_WHOLE", 10)
+    small = store_with_chunks(tmp_path / "small" / "s.sqlite")
+    assert [small.chunk_texts(["c1"]) for _ in range(evidence_store.TEXTS_READ_WHOLE_AFTER + 2)][-1] is None

@@ -469,7 +469,9 @@ def _candidates(prose: str, start: int, lines: list[int], line_starts: list[int]
     """The ``[N]`` of a bullet's lines (``prose``, starting at offset ``start`` on the 0-based line
     ``lines[0]``) that are not escaped nor followed by ``(``. A one-line bullet's columns are
     counted from its start (most bullets), others' found by :func:`_line_col`."""
-    found = [m for m in _MARKER_TEXT.finditer(prose) if prose[m.end() : m.end() + 1] != "(" and not _escaped(prose, m.start())]
+    found = list(_MARKER_TEXT.finditer(prose))
+    if "\\" in prose or "](" in prose:  # else no [N] is escaped or followed by (
+        found = [m for m in found if prose[m.end() : m.end() + 1] != "(" and not _escaped(prose, m.start())]
     if lines[1] - lines[0] == 1:
         line = lines[0] + 1
         return [Marker(int(m.group(1)), line, m.start() + 1, start + m.start(), start + m.end()) for m in found]
@@ -672,7 +674,8 @@ def _quoted_chunk_rows(brief: Brief) -> dict[Any, list[dict[str, Any]] | None]:
     if "quoted_chunk_rows" not in brief.memo:
         quoting = [c for c in (brief.citations or {}).values() if isinstance(c, dict) and isinstance(c.get("quote_span"), dict)]
         chunk_ids = list(dict.fromkeys(c["chunk_id"] for c in quoting if isinstance(c.get("chunk_id"), str)))
-        brief.memo["quoted_chunk_rows"] = _query_each(brief.store, _CHUNK_TEXT, chunk_ids)
+        held = brief.store.chunk_texts(chunk_ids)
+        brief.memo["quoted_chunk_rows"] = held if held is not None else _query_each(brief.store, _CHUNK_TEXT, chunk_ids)
     return brief.memo["quoted_chunk_rows"]
 
 
