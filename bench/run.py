@@ -304,7 +304,8 @@ class Bench:
         name = f"memories: one cited file changed ({citers} memories cite it)"
         if why := missing(self.flags, "--cache-dir"):
             return not_available(name, "cold run", target, why)
-        cold, changed, counts = self.cold_then_warm(corpus, name, corpus.root / hot, citers)
+        copy = private_copy(corpus, self.work / "changed-repo")  # edited while measured
+        cold, changed, counts = self.cold_then_warm(copy, name, copy.root / hot, citers)
         row = finish(Row(name, "cold run", target.text), target, cold, changed)
         row.note = "n/a: the CLI does not say how many files came from the cache (see cache_counts)" if counts is None \
             else f"re-checked {counts[0]}, from cache {counts[1]}"
@@ -479,15 +480,23 @@ def edited(path: Path):
         os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
 
 
-def git_copy(corpus: corpora.Corpus, target: Path) -> corpora.Corpus:
-    """A copy of the corpus in a git repository with everything committed, its files dated a
-    minute back, as a checkout made a while ago is (files written in the second the index is, git
-    takes as racily clean and compares by content on every later diff)."""
+def private_copy(corpus: corpora.Corpus, target: Path) -> corpora.Corpus:
+    """A copy of the corpus for this run alone, to edit while measuring (corpora are shared by
+    every run that asks for the same one), its files dated a minute back, as an earlier checkout's
+    are (files written in the second a git index is, git takes as racily clean and compares by
+    content on every later diff)."""
     if not target.exists():
         shutil.copytree(corpus.root, target)
         a_minute_ago = time.time() - 60
         for path in target.rglob("*"):
             os.utime(path, (a_minute_ago, a_minute_ago), follow_symlinks=False)
+    return corpora.Corpus(**{**asdict(corpus), "root": target})
+
+
+def git_copy(corpus: corpora.Corpus, target: Path) -> corpora.Corpus:
+    """A :func:`private_copy` of the corpus in a git repository with everything committed."""
+    if not target.exists():
+        private_copy(corpus, target)
         for command in (["init", "-q"], ["add", "-A"], ["-c", "user.name=bench", "-c", "user.email=bench@example.com",
                                                          "commit", "-q", "-m", "corpus"]):
             subprocess.run(["git", *command], cwd=target, check=True, capture_output=True)
