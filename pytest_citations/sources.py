@@ -116,8 +116,8 @@ def stat_inside(root: Path, path: str) -> tuple[str, os.stat_result]:
     what they raise."""
     real_root, prefix = _root_prefix(root)
     if _is_plain(path):  # what os.path.join and os.path.split would make of it, without their cost
-        candidate = prefix + path
-        folder, _, name = candidate.rpartition(os.sep)
+        head, _, name = path.rpartition("/")
+        candidate, folder = prefix + path, prefix + head  # the root's own files: its prefix, "/" at least
     else:
         candidate = os.path.join(prefix, path)
         folder, name = os.path.split(candidate)

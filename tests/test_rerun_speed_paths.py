@@ -80,6 +80,18 @@ def test_stat_inside_takes_absolute_paths_as_resolve_inside_does(tricky_tree):
         assert _fast(tricky_tree, str(path)) == _reference(tricky_tree, str(path))
 
 
+def test_stat_inside_answers_for_the_filesystem_root_as_resolve_inside_does(tricky_tree):
+    """A repository at ``/`` (a container's work folder), for files below it and its own."""
+    root = type(tricky_tree)("/")
+    below = str((tricky_tree / "src" / "pkg" / "a.py").resolve())[1:]
+    own = sorted(entry.name for entry in os.scandir("/") if entry.is_file(follow_symlinks=False))
+    for path in (below, below.rpartition("/")[0] + "/missing.py", *own[:1]):
+        sources.forget_folders()
+        assert _fast(root, path) == _reference(root, path)
+    if not own:
+        pytest.skip("no regular file directly in / to check a root's own file with")
+
+
 @pytest.mark.parametrize("rel", ["src/pkg/a.py", "missing.py", "link-out.txt", "folder-in/pkg/a.py"])
 def test_stat_inside_notes_the_path_as_resolve_inside_does(tricky_tree, rel):
     sources.forget_folders()
