@@ -32,6 +32,22 @@ def no_network(monkeypatch):
 
 
 @pytest.fixture(autouse=True)
-def own_result_cache(monkeypatch, tmp_path_factory):
+def own_result_cache(monkeypatch, tmp_path_factory) -> Path:
     """Each test caches results in a folder of its own, never inside the shipped fixtures."""
-    monkeypatch.setenv("CITATIONS_CACHE_DIR", str(tmp_path_factory.mktemp("citations-cache")))
+    folder = tmp_path_factory.mktemp("citations-cache")
+    monkeypatch.setenv("CITATIONS_CACHE_DIR", str(folder))
+    return folder
+
+
+@pytest.fixture
+def cache_folder(own_result_cache) -> Path:
+    """The folder where ``citations check`` caches results in this test."""
+    return own_result_cache
+
+
+@pytest.fixture
+def memory_repo(tmp_path) -> Path:
+    """A small repository of memories citing two source files (tests/memory_repo.py)."""
+    from memory_repo import make_repo
+
+    return make_repo(tmp_path)
