@@ -207,3 +207,69 @@ def test_chunk_texts_are_read_whole_only_after_many_briefs_and_when_small(tmp_pa
     monkeypatch.setattr(evidence_store, "MAX_TEXT_READ_WHOLE", 10)
     small = store_with_chunks(tmp_path / "small" / "s.sqlite")
     assert [small.chunk_texts(["c1"]) for _ in range(evidence_store.TEXTS_READ_WHOLE_AFTER + 2)][-1] is None
+
+
+@settings(max_examples=800, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["a", "b.md", ".", "..", "", ".md", "x.", "a.b.c", "é", " ", ".hidden.md"]),
+        min_size=1,
+        max_size=4,
+    ).map("/".join)
+)
+def test_sidecar_names_are_pathlibs(rel):
+    from pathlib import PurePosixPath
+
+    try:
+        stem = str(PurePosixPath(rel).with_suffix(".citations.json"))
+    except ValueError as exc:
+        with pytest.raises(ValueError, match=re.escape(str(exc))):
+            briefs.sidecar_candidates(rel)
+        return
+    assert briefs.sidecar_candidates(rel) == [stem, f"{rel}.citations.json"]
+
+
+def reference_is_file_inside(root: Path, rel: str) -> bool:
+    """The sidecar's existence as first tested: resolved inside the root, then ``exists``."""
+    from pytest_citations import sources
+
+    try:
+        path = sources.resolve_inside(root, rel)
+    except sources.SourceError:
+        return False
+    return path.exists()
+
+
+def test_a_sidecar_is_found_where_resolving_it_finds_it(tmp_path):
+    root, outside = tmp_path / "repo", tmp_path / "outside"
+    (root / "d").mkdir(parents=True)
+    outside.mkdir()
+    (root / "b.citations.json").write_text("{}")
+    (root / "d" / "dir.citations.json").mkdir()
+    (outside / "o.json").write_text("{}")
+    links = {
+        "in.json": root / "b.citations.json",
+        "out.json": outside / "o.json",
+        "broken.json": root / "nothing",
+        "dirlink": root / "d",
+    }
+    for name, target in links.items():
+        (root / name).symlink_to(target)
+    (root / "loop.json").symlink_to(root / "loop.json")
+    rels = [
+        "b.citations.json",
+        "d/dir.citations.json",
+        "in.json",
+        "out.json",
+        "broken.json",
+        "loop.json",
+        "missing.json",
+        "b.citations.json/x.json",
+        "dirlink/dir.citations.json",
+        "d/../b.citations.json",
+        "./b.citations.json",
+        "d//x",
+        "a\0b",
+    ]
+    for rel in rels:
+        assert briefs._is_file_inside(root, rel) == reference_is_file_inside(root, rel), rel

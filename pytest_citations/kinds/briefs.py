@@ -506,18 +506,35 @@ def _line_col(line_starts: list[int], offset: int) -> tuple[int, int]:
 
 
 def sidecar_candidates(rel: str) -> list[str]:
-    path = PurePosixPath(rel)
-    return [str(path.with_suffix(".citations.json")), f"{rel}.citations.json"]
+    """``<stem>.citations.json`` and ``<name>.citations.json`` of a brief; a plain path (no empty
+    or ``.`` part) is cut as ``PurePosixPath.with_suffix`` would, without building one."""
+    if "//" in f"/{rel}/" or "/./" in f"/{rel}/":
+        return [str(PurePosixPath(rel).with_suffix(".citations.json")), f"{rel}.citations.json"]
+    name = rel.rpartition("/")[2]
+    dot = name.rfind(".")
+    stem = rel[: len(rel) - len(name) + dot] if 0 < dot < len(name) - 1 else rel
+    return [f"{stem}.citations.json", f"{rel}.citations.json"]
+
+
+def _is_file_inside(root, rel: str) -> bool:
+    """Whether ``rel`` resolves inside ``root`` (``sources.resolve_inside``) to something that
+    exists, found by ``sources.stat_inside``: one ``lstat`` for a regular file, else the path
+    resolved and ``os.stat``, as ``exists`` does. An error ``exists`` may raise takes its way."""
+    try:
+        sources.stat_inside(root, rel)
+    except sources.SourceError:
+        return False
+    except FileNotFoundError:
+        return False
+    except (OSError, ValueError):
+        return sources.resolve_inside(root, rel).exists()
+    return True
 
 
 def _load_sidecar(ctx, brief: Brief) -> Iterator[Reported]:
     root, max_size = ctx.root, ctx.max_file_size
     for candidate in sidecar_candidates(brief.rel):
-        try:
-            path = sources.resolve_inside(root, candidate)
-        except sources.SourceError:
-            continue
-        if not path.exists():
+        if not _is_file_inside(root, candidate):
             continue
         try:
             text = sources.read_source(root, candidate, max_size).text
