@@ -222,6 +222,8 @@ def run_check(args: argparse.Namespace) -> int:
         engine.enable_cache(None)  # what each file reads must be learned, even if not kept
 
     progress = Progress()
+    if not args.fix:  # a fix goes one file after another
+        parallel.claim_in_workers(engine, args.jobs)
     try:
         tasks = engine.plan(paths, args.force_exclude)
         if args.shard:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -120,6 +120,8 @@ class Engine:
         self._enabled: dict[tuple, list[Rule]] = {}  # (kind, select, ignore) -> enabled_rules
         self._folders: dict[str, str | None] = {}  # folder -> its root-relative prefix, None outside
         self.nested_engines: list[Engine] = []  # the nested roots checked from here (shares one list)
+        # claims the files of a walk ahead of it, in worker processes (citations check -j; parallel.py)
+        self.claim_ahead: Callable[[Engine, list[str]], None] | None = None
 
     @classmethod
     def load(cls, start: Path, config_file: Path | None = None, manager=None, baseline=None) -> Engine:
@@ -141,6 +143,7 @@ class Engine:
         nested.override(**self.overrides)
         nested.caching, nested.cache_folder = self.caching, self.cache_folder
         nested.nested_engines = self.nested_engines
+        nested.claim_ahead = self.claim_ahead
         self.nested_engines.append(nested)
         return nested
 
@@ -284,8 +287,20 @@ class Engine:
                 pass
         if not (isinstance(names, list) and all(isinstance(name, str) for name in names)):  # a damaged memo
             names = self._claim_names(rel, matchers)
+        return self._kinds_of(names)
+
+    def _kinds_of(self, names: list[str]) -> tuple:
+        """The kinds of these names, in the order of ``self.kinds``."""
         found = self._kinds_named[tuple(names)] = tuple(kind for kind in self.kinds if kind.name in names)
         return found
+
+    def claimable(self, rel: str) -> bool:
+        """Whether any kind's include or sniff globs match ``rel`` (else no kind claims it)."""
+        return self._matchers()[0](rel)
+
+    def remember_claim(self, rel: str, names: list[str]) -> None:
+        """Take the names of the kinds that claim ``rel`` as worked out elsewhere (a worker)."""
+        self._kinds[rel] = self._kinds_of(names)
 
     def _claim_names(self, rel: str, matchers: list[tuple]) -> list[str]:
         claimed = []
@@ -368,7 +383,7 @@ class Engine:
     def _walk_tree(self, folder: Path, excludes: tuple[str, ...]) -> tuple[list[tuple[str, tuple]], list[str]]:
         root = self.config.root
         excluded = globs.matcher(excludes)
-        found: list[tuple[str, tuple]] = []
+        candidates: list[str] = []
         nested: list[str] = []
         for current, dirnames, filenames in os.walk(folder):
             base = Path(current).relative_to(root).as_posix()
@@ -382,14 +397,11 @@ class Engine:
                 else:
                     kept.append(name)
             dirnames[:] = kept
-            for name in sorted(filenames):
-                rel = prefix + name
-                if excluded(rel):
-                    continue
-                kinds = self.kinds_for(rel)
-                if kinds:
-                    found.append((rel, kinds))
-        return found, nested
+            candidates.extend(rel for rel in (prefix + name for name in sorted(filenames)) if not excluded(rel))
+        if self.claim_ahead is not None:
+            self.claim_ahead(self, candidates)
+        kinds_for = self.kinds_for
+        return [(rel, kinds) for rel in candidates if (kinds := kinds_for(rel))], nested
 
     # -- checking ----------------------------------------------------------------------------
 

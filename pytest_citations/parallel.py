@@ -6,10 +6,11 @@ takes chunks of work and sends back their results, its cache hit counts and the 
 wrote; only the parent writes the cache file. Where ``fork`` is not available the files are
 checked in this process.
 
-A run goes in two rounds. First the run-wide indexes the tasks' kinds use are built: one built
-from a share per file (every memory's id and links) has its shares computed by workers, which
-read and parse those files in parallel, and is combined in the parent. Then workers forked from
-the parent, which now holds every index, check the files.
+A run goes in three rounds. While the files are planned, the walk's files are claimed by kinds in
+workers (a claim may read a file's head). Then the run-wide indexes the tasks' kinds use are built:
+one built from a share per file (every memory's id and links) has its shares computed by workers,
+which read and parse those files in parallel, and is combined in the parent. Then workers forked
+from the parent, which now holds every index, check the files.
 
 One file is the unit of work: a single large file is checked by one worker.
 """
@@ -26,6 +27,8 @@ from pytest_citations.engine import Task, run_task
 
 # Fewer shares than this are computed in the parent: forking workers would cost more.
 MIN_SHARES_IN_WORKERS = 256
+# Fewer files of a walk than this are claimed in the parent, for the same reason.
+MIN_FILES_TO_CLAIM_IN_WORKERS = 1024
 # From this many tasks on, the parent checks the first one itself before forking (see check()).
 MIN_TASKS_TO_CHECK_ONE_FIRST = 64
 
@@ -38,6 +41,32 @@ def available() -> bool:
 
 def _engines(tasks: list[Task]) -> list:
     return list({id(task.engine): task.engine for task in tasks}.values())
+
+
+def claim_in_workers(engine, jobs: int) -> None:
+    """Have ``engine`` (and the nested roots it checks) claim the files of its walks in ``jobs``
+    workers: which kinds claim a file may depend on its head, read for every Markdown file."""
+    if jobs > 1 and available():
+        engine.claim_ahead = functools.partial(_claim_ahead, jobs=jobs)
+
+
+def _claim_ahead(engine, rels: list[str], jobs: int) -> None:
+    todo = [rel for rel in rels if engine.claimable(rel)]
+    if len(todo) < MIN_FILES_TO_CLAIM_IN_WORKERS:
+        return
+    import multiprocessing
+
+    cache = engine.cache  # opened before forking, so that the workers start with its entries
+    caches = {} if cache is None else {cache.key: cache}
+    work = functools.partial(_claims, engine, todo)
+    for found in _in_workers(multiprocessing.get_context("fork"), jobs, _chunks(0, len(todo), jobs), work, caches):
+        for number, names in found:
+            engine.remember_claim(todo[number], names)
+
+
+def _claims(engine, rels: list[str], numbers: list[int]) -> tuple[list, list]:
+    """A chunk of claims: (file number, names of the kinds that claim it) each, and the engine."""
+    return [(number, [kind.name for kind in engine.kinds_for(rels[number])]) for number in numbers], [engine]
 
 
 def _chunks(first: int, count: int, jobs: int) -> list[list[int]]:

@@ -50,8 +50,9 @@ def run(capsys, *args) -> tuple[int, str, str]:
 
 @pytest.fixture(params=[1, 10**9], ids=["first-task-in-parent", "every-task-in-workers"])
 def shares_in_workers(monkeypatch, request):
-    """Every index share computed by a worker, however few there are; the first task checked by
-    the parent before forking, or not."""
+    """Every claim and every index share computed by a worker, however few there are; the first
+    task checked by the parent before forking, or not."""
+    monkeypatch.setattr(parallel, "MIN_FILES_TO_CLAIM_IN_WORKERS", 1)
     monkeypatch.setattr(parallel, "MIN_SHARES_IN_WORKERS", 1)
     monkeypatch.setattr(parallel, "MIN_TASKS_TO_CHECK_ONE_FIRST", request.param)
 
@@ -105,3 +106,19 @@ def test_a_nested_root_has_its_own_index_from_workers(repo, capsys):
     shown = {(d["path"], d["code"]) for d in json.loads(serial[1])["diagnostics"]}
     assert ("sub/.serena/memories/m5.md", "M213") in shown and ("sub/.serena/memories/m5.md", "M214") not in shown
     assert run(capsys, repo, "--no-cache", "-j", "2")[:2] == serial[:2]
+
+
+@pytest.mark.skipif(not parallel.available(), reason="no fork on this platform")
+@pytest.mark.usefixtures("shares_in_workers")
+@pytest.mark.parametrize("fixture", sorted(path.name for path in (PROJECT / "fixtures").iterdir() if path.is_dir()))
+def test_claims_from_workers_plan_what_a_serial_walk_plans(fixture):
+    """Which kinds claim each file (by path or by its head), worked out by workers, as the parent
+    works it out, for every kind's example repository."""
+    from pytest_citations.engine import Engine
+
+    def planned(jobs):
+        engine = Engine.load(PROJECT / "fixtures" / fixture)
+        parallel.claim_in_workers(engine, jobs)
+        return [(task.rel, [kind.name for kind in task.kinds]) for task in engine.plan([engine.config.root])]
+
+    assert planned(2) == planned(1)
