@@ -274,6 +274,12 @@ class Store:
         except sqlite3.Error:  # no text column, say: each brief's query fails as it always did
             return None
 
+    def holds_every_id(self) -> bool:
+        """Whether every document id and chunk's document is held in memory (see :meth:`read_keys`),
+        so that :meth:`preload` has nothing to do."""
+        self.read_keys()
+        return self._complete
+
     def preload(self, doc_ids: list[str], chunk_ids: list[str]) -> None:
         """Look up at once the documents and chunks not looked up yet, so that ``has_document`` and
         ``chunk_document`` answer from memory; on a store error each is looked up alone, as before."""

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from conftest import PROJECT, TESTS
 from pytest_citations.kinds import briefs
 from pytest_citations.rules import brief_quality
+from pytest_citations.rules import briefs as brief_rules
 
 PLAIN_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(?P<text>.+?)[ \t#]*$", re.M)
 
@@ -273,3 +274,35 @@ def test_a_sidecar_is_found_where_resolving_it_finds_it(tmp_path):
     ]
     for rel in rels:
         assert briefs._is_file_inside(root, rel) == reference_is_file_inside(root, rel), rel
+
+
+FIELD_VALUES = st.one_of(
+    st.sampled_from(["x", "", " ", "\t\n", "\u00a0", "a b"]),
+    st.none(),
+    st.integers(),
+    st.lists(st.just("x"), max_size=1),
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.dictionaries(st.sampled_from([*briefs.REQUIRED_FIELDS, "other"]), FIELD_VALUES, max_size=3),
+    st.sets(st.sampled_from(briefs.REQUIRED_FIELDS), max_size=2),
+)
+def test_a_citation_has_every_field_where_none_is_missing(changed, removed):
+    citation = {**{field: "x" for field in briefs.REQUIRED_FIELDS}, **changed}
+    for field in removed:
+        citation.pop(field, None)
+    missing = [f for f in briefs.REQUIRED_FIELDS if not (isinstance(value := citation.get(f), str) and value.strip())]
+    assert brief_rules._has_every_field(citation) == (not missing)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from([1, 2, 3, 4, None, "1", True]), max_size=4), st.sampled_from([(1,), [1, 2], [], [4, 3]])
+)
+def test_a_bullet_cites_a_tier_as_any_of_its_citations_does(tiers, wanted):
+    brief = briefs.Brief("b.md", {}, [], None, [], [])
+    cited = [(n, {"credibility_tier": tier}) for n, tier in enumerate(tiers)]
+    expected = any(brief_quality.tier_of(brief, c) in wanted for _, c in cited)
+    assert brief_quality.cites_tier_in(brief, cited, wanted) == expected

@@ -3,6 +3,7 @@ References entry and a stored citation object, and every object true to the stor
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 from pytest_citations.diagnostics import Severity
@@ -116,6 +117,19 @@ def _objects(brief: Brief) -> list[tuple[int, dict, Any]]:
                 found.append((number, citation, brief.first_marker(number)))
         brief.memo["objects"] = found
     return brief.memo["objects"]
+
+
+_REQUIRED_VALUES = operator.itemgetter(*REQUIRED_FIELDS)
+
+
+def _has_every_field(citation: dict) -> bool:
+    """Whether every required field of ``citation`` is a string with more than blanks, in C calls
+    (B308 tests them one by one only for a citation that fails this): a missing field raises
+    KeyError, a value that is no string TypeError (``str.strip`` takes strings only)."""
+    try:
+        return all(map(str.strip, _REQUIRED_VALUES(citation)))
+    except (KeyError, TypeError):
+        return False
 
 
 def _at(marker, message: str) -> Finding:
@@ -314,6 +328,8 @@ def missing_citation_object(brief: Brief, ctx):
 )
 def citation_missing_field(brief: Brief, ctx):
     for number, citation, marker in _objects(brief):
+        if _has_every_field(citation):
+            continue
         missing = [f for f in REQUIRED_FIELDS if not (isinstance(value := citation.get(f), str) and value.strip())]
         if missing:
             yield _at(marker, f"citation [{number}] lacks required field{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
@@ -335,7 +351,8 @@ def citation_not_in_store(brief: Brief, ctx):
     if store is None:
         return
     objects = _objects(brief)
-    store.preload(*([c[key] for _, c, _ in objects if isinstance(c.get(key), str) and c[key]] for key in ("doc_id", "chunk_id")))
+    if not store.holds_every_id():
+        store.preload(*([c[key] for _, c, _ in objects if isinstance(c.get(key), str) and c[key]] for key in ("doc_id", "chunk_id")))
     for number, citation, marker in objects:
         doc_id, chunk_id = citation.get("doc_id"), citation.get("chunk_id")
         if isinstance(doc_id, str) and doc_id and not store.has_document(doc_id):
