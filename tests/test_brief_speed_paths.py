@@ -464,8 +464,9 @@ TRICKY_LINES = [
 
 
 def block_view(tokens) -> list[tuple]:
-    return [(t.type, t.map if t.type not in ("bullet_list_open",) and not t.type.endswith("_close") else None,
-             t.content if t.type == "inline" else "") for t in tokens]
+    """Type, lines and content of each token of a type :func:`briefs.read_brief` reads."""
+    return [(t.type, t.map if not t.type.endswith("_close") else None, t.content if t.type == "inline" else "")
+            for t in tokens if t.type in briefs._READ_TYPES]
 
 
 def check_plain(text: str) -> bool:
