@@ -436,17 +436,22 @@ def read_brief(rel: str, text: str, options: dict[str, Any]) -> Brief:
             continue
         item = item_stack[-1][0]
         start, end = line_span(token.map[0], token.map[1])
-        prose = markdown_text.blank_inline_code_and_comments(text[start:end])
-        candidates = _candidates(prose, start, token.map, line_starts)
-        flags = _marker_flags(token, text[start:end], start, candidates, env) if candidates else []
-        markers: list[Marker] = []
-        for candidate, is_marker in zip(candidates, flags, strict=True):
-            if is_marker:
-                markers.append(candidate)
-            else:
-                swallowed.append((candidate, _swallowed_why(candidate, definitions)))
+        source = text[start:end]
+        candidates = _candidates(markdown_text.blank_inline_code_and_comments(source), start, token.map, line_starts)
+        flags = _marker_flags(token, source, start, candidates, env) if candidates else []
+        if all(flags):
+            markers = candidates
+        else:
+            markers = []
+            for candidate, is_marker in zip(candidates, flags, strict=True):
+                if is_marker:
+                    markers.append(candidate)
+                else:
+                    swallowed.append((candidate, _swallowed_why(candidate, definitions)))
         item_start, item_end = line_span(item.map[0], item.map[1])
-        line, col = _line_col(line_starts, item_start + len(text[item_start:item_end]) - len(text[item_start:item_end].lstrip()))
+        item_text = text[item_start:item_end]
+        indent = len(item_text) - len(item_text.lstrip())
+        line, col = _line_col(line_starts, item_start + indent) if indent else (item.map[0] + 1, 1)
         bullet = Bullet(
             current.key, len(current.bullets), line, col, item_start, item_end,
             token.content, markers, is_abstain(token.content, prefixes),
