@@ -247,8 +247,8 @@ class Store:
         """``{id: rows}`` as ``SELECT text FROM chunks WHERE id = ?`` gives them for each id (one
         ``{"text": ...}`` row, or none), from every chunk's text held in memory; None when the texts
         are not held (the caller then queries). They are read whole, in one statement, once a run
-        has asked for the texts of :data:`TEXTS_READ_WHOLE_AFTER` briefs (a dozen chunks each, each
-        read costing a tenth of a millisecond), and only when :meth:`read_keys` read every id whole
+        has asked for the texts of :data:`TEXTS_READ_WHOLE_AFTER` briefs (a dozen chunks each, read
+        in a query that costs a tenth of a millisecond), and only when :meth:`read_keys` read every id whole
         (plain unique text ids: a string key finds the row whose id is that string) and the texts
         hold at most :data:`MAX_TEXT_READ_WHOLE` characters. So checking a few briefs never reads
         a store whole."""

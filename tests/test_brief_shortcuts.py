@@ -306,3 +306,33 @@ def test_a_bullet_cites_a_tier_as_any_of_its_citations_does(tiers, wanted):
     cited = [(n, {"credibility_tier": tier}) for n, tier in enumerate(tiers)]
     expected = any(brief_quality.tier_of(brief, c) in wanted for _, c in cited)
     assert brief_quality.cites_tier_in(brief, cited, wanted) == expected
+
+
+@pytest.mark.parametrize(
+    ("section", "tags", "reported"),
+    [("watch", ("event_calendar",), False), ("watch", ("other",), True), ("prevailing", ("event_calendar",), True)],
+)
+def test_a_what_to_watch_bullet_citing_a_calendar_is_exempt(section, tags, reported):
+    from pytest_citations import registry
+
+    sources = {"cal": registry.Source("cal", "Calendar", "https://cal.example/", tags, 3, "full")}
+    marker = briefs.Marker(1, 3, 20, 0, 3)
+    bullet = briefs.Bullet(section, 0, 3, 1, 0, 30, "Data due on March 5, 2026. [1]", [marker], False)
+    brief = briefs.Brief(
+        "b.md",
+        {section: briefs.Section(section, section, 2, [bullet])},
+        [],
+        None,
+        [],
+        [],
+        citations={"1": {"source_id": "cal", "publisher": "Cal"}},
+        registry=registry.Registry("r", sources),
+    )
+    options = {
+        "credible-tiers": [1, 2],
+        "min-independent": 2,
+        "calendar-tag": "event_calendar",
+        "non-numeric-names": brief_quality.NAMES,
+    }
+    found = list(brief_quality.numeric_claim_uncorroborated.check(brief, SimpleNamespace(options=options)))
+    assert bool(found) == reported

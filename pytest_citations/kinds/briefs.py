@@ -519,9 +519,7 @@ def _is_file_inside(root, rel: str) -> bool:
     resolved and ``os.stat``, as ``exists`` does. An error ``exists`` may raise takes its way."""
     try:
         sources.stat_inside(root, rel)
-    except sources.SourceError:
-        return False
-    except FileNotFoundError:
+    except (sources.SourceError, FileNotFoundError):
         return False
     except (OSError, ValueError):
         return sources.resolve_inside(root, rel).exists()

@@ -231,6 +231,12 @@ def bullet_citations(brief: Brief, bullet: Bullet) -> list[tuple[int, dict]]:
     return memo[key]
 
 
+def _cites_calendar(brief: Brief, cited: list[tuple[int, dict]], tag: str) -> bool:
+    """Whether a registry source of any of ``cited`` carries the calendar ``tag``."""
+    sources = [source_of(brief, c.get("source_id")) for _, c in cited]
+    return any(s is not None and tag in s.tags for s in sources)
+
+
 def cites_tier_in(brief: Brief, cited: list[tuple[int, dict]], tiers) -> bool:
     """Whether the :func:`tier_of` of any of ``cited`` is in ``tiers`` (a loop: a generator per
     bullet costs more than the test)."""
@@ -384,8 +390,7 @@ def numeric_claim_uncorroborated(brief: Brief, ctx):
             continue  # uncited bullets are B301's and B307's
         if not names_compile:
             numeric_parts(bullet.text, options["non-numeric-names"])  # raises where it always did
-        sources = [source_of(brief, c.get("source_id")) for _, c in cited]
-        if bullet.section == "watch" and any(s is not None and options["calendar-tag"] in s.tags for s in sources):
+        if bullet.section == "watch" and _cites_calendar(brief, cited, options["calendar-tag"]):
             continue
         if cites_tier_in(brief, cited, options["credible-tiers"]):
             continue
