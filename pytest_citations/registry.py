@@ -11,6 +11,7 @@ instead, for feeds whose articles live on sibling hosts (``apps.bea.gov`` -> ``w
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -77,10 +78,22 @@ def registrable_domain(host: str) -> str:
     return ".".join(labels[-2:])
 
 
+# An ASCII http(s) URL whose host part holds no userinfo, IPv6 brackets, percent sign or blank,
+# nor any blank after it: urlsplit would take its scheme and host as they stand (see _scheme_host).
+_PLAIN_HTTP_URL = re.compile(r"(https?)://([^/?#@\[\]%\s]*)(?:[/?#]\S*)?")
+
+
 @functools.lru_cache(maxsize=8192)
 def _scheme_host(url: str) -> tuple[str, str] | None:
     """(scheme, host) of an http(s) URL, lowercased; cached: a registry URL is compared with
-    every citation of its source, and a document is cited by many briefs."""
+    every citation of its source, and a document is cited by many briefs. A plain URL's are cut
+    from its text (a fifth of what urlsplit costs: a large corpus cites more URLs than the cache
+    holds), any other's read from urlsplit."""
+    stripped = url.strip()
+    plain = _PLAIN_HTTP_URL.fullmatch(stripped) if stripped.isascii() else None
+    if plain is not None:
+        host = plain.group(2).partition(":")[0].rstrip(".").lower()
+        return (plain.group(1), host) if host else None
     try:
         parts = urlsplit(url.strip())
         host = (parts.hostname or "").rstrip(".")

@@ -336,3 +336,95 @@ def test_a_what_to_watch_bullet_citing_a_calendar_is_exempt(section, tags, repor
     }
     found = list(brief_quality.numeric_claim_uncorroborated.check(brief, SimpleNamespace(options=options)))
     assert bool(found) == reported
+
+
+def reference_scheme_host(url: str) -> tuple[str, str] | None:
+    """(scheme, host) of an http(s) URL as urlsplit reads it, for every URL."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url.strip())
+        host = (parts.hostname or "").rstrip(".")
+    except ValueError:
+        return None
+    if parts.scheme.lower() not in ("http", "https") or not host:
+        return None
+    return parts.scheme.lower(), host.lower()
+
+
+URL_PIECES = [
+    "http",
+    "https",
+    "HTTPS",
+    "ftp",
+    "://",
+    ":",
+    "//",
+    "/",
+    "a",
+    "B",
+    ".",
+    "@",
+    "[",
+    "]",
+    "%",
+    " ",
+    "\t",
+    "\n",
+    "\u00e9",
+    "\x01",
+    "\x1c",
+    "80",
+    "?",
+    "#",
+    "-",
+    "\\",
+    "::1",
+    "www.",
+    "fed.gov",
+]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(URL_PIECES), max_size=9).map("".join))
+def test_hosts_of_plain_urls_are_urlsplits(url):
+    from pytest_citations import registry
+
+    assert registry._scheme_host.__wrapped__(url) == reference_scheme_host(url)
+    assert registry._scheme_host.__wrapped__("https://" + url) == reference_scheme_host("https://" + url)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://www.Fed.gov./a?b#c",
+        " http://a.example:8080/x ",
+        "https://u@a.example/",
+        "https://[::1]/",
+        "https://a%2e.example/",
+        "https://a .example/",
+        "https://a.example/\tb",
+        "https://\u00e9.example/",
+        "http:///x",
+        "https://a.example:x:y/",
+        "https://a\\b.example/",
+        "HTTPS://A.example/",
+    ],
+)
+def test_hosts_of_tricky_urls_are_urlsplits(url):
+    from pytest_citations import registry
+
+    assert registry._scheme_host.__wrapped__(url) == reference_scheme_host(url)
+
+
+def test_hosts_of_bench_citations_are_urlsplits():
+    import json
+
+    sidecars = sorted(Path("/tmp/pytest-citations-bench").glob("briefs-scale0.01-*/**/*.citations.json"))[:100]
+    if not sidecars:
+        pytest.skip("no bench corpus of briefs in /tmp/pytest-citations-bench (bench/corpora.py briefs --scale 0.01)")
+    from pytest_citations import registry
+
+    for path in sidecars:
+        for citation in json.loads(path.read_text(encoding="utf-8"))["citations"].values():
+            assert registry._scheme_host.__wrapped__(citation["url"]) == reference_scheme_host(citation["url"])
