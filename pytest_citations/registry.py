@@ -38,6 +38,16 @@ class Registry:
     sources: dict[str, Source] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)  # "line:col: message"
 
+    @functools.cached_property
+    def tiers(self) -> dict[str, int]:
+        """Each source's ``credibility_tier`` that is an integer (not a boolean), by source id; read
+        once, as the registry is not changed once parsed (every citation and chunk asks)."""
+        return {
+            source_id: source.credibility_tier
+            for source_id, source in self.sources.items()
+            if isinstance(source.credibility_tier, int) and not isinstance(source.credibility_tier, bool)
+        }
+
 
 def parse(rel: str, text: str) -> Registry:
     registry = Registry(rel)

@@ -428,3 +428,37 @@ def test_hosts_of_bench_citations_are_urlsplits():
     for path in sidecars:
         for citation in json.loads(path.read_text(encoding="utf-8"))["citations"].values():
             assert registry._scheme_host.__wrapped__(citation["url"]) == reference_scheme_host(citation["url"])
+
+
+def reference_tier_of(brief: briefs.Brief, item: dict):
+    """The tier of a citation or chunk as first written: the registry source's, else the item's."""
+    source_id = item.get("source_id")
+    source = (
+        brief.registry.sources.get(source_id) if brief.registry is not None and isinstance(source_id, str) else None
+    )
+    tier = brief_quality._int(source.credibility_tier) if source is not None else None
+    return tier if tier is not None else brief_quality._int(item.get("credibility_tier"))
+
+
+TIERS = st.one_of(st.integers(0, 5), st.booleans(), st.none(), st.sampled_from(["1", 1.0]))
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.dictionaries(st.sampled_from(["a", "b", "c"]), TIERS),
+    st.sampled_from(["a", "b", "z", 1, None]),
+    TIERS,
+    st.booleans(),
+)
+def test_tiers_read_through_the_registrys_map_are_the_plain_answers(registered, source_id, stated, with_registry):
+    from pytest_citations import registry
+
+    sources = {
+        sid: registry.Source(sid, sid, "https://x.example/", (), tier, "full") for sid, tier in registered.items()
+    }
+    brief = briefs.Brief(
+        "b.md", {}, [], None, [], [], registry=registry.Registry("r", sources) if with_registry else None
+    )
+    item = {"source_id": source_id, "credibility_tier": stated}
+    assert brief_quality.tier_of(brief, item) == reference_tier_of(brief, item)
+    assert type(brief_quality.tier_of(brief, item)) is type(reference_tier_of(brief, item))

@@ -199,9 +199,12 @@ def source_of(brief: Brief, source_id: Any):
 
 def tier_of(brief: Brief, item: dict) -> int | None:
     """The registry's tier of a citation's or chunk's source, else the tier the item states."""
-    source = source_of(brief, item.get("source_id"))
-    tier = _int(source.credibility_tier) if source is not None else None
-    return tier if tier is not None else _int(item.get("credibility_tier"))
+    source_id = item.get("source_id")
+    if brief.registry is not None and isinstance(source_id, str):
+        tier = brief.registry.tiers.get(source_id)
+        if tier is not None:
+            return tier
+    return _int(item.get("credibility_tier"))
 
 
 def publisher_of(brief: Brief, item: dict) -> str:
