@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -76,7 +77,17 @@ _SHORT_DECODER = json.JSONDecoder(
     parse_float=_parse_float,
 )
 """For a text of at most MAX_DIGITS characters, which can hold no longer number: integers are
-then read by the scanner itself, without a Python call each."""
+then read by the scanner itself, without a Python call each. Also for a longer text while Python
+refuses integers of more digits itself (:func:`_ints_bounded`); a text it refuses is then read
+again by the full decoder, whose error is the one reported."""
+
+
+def _ints_bounded() -> bool:
+    """Whether ``int()`` refuses a decimal of more than MAX_DIGITS digits by itself (Python 3.11+,
+    unless its limit was raised or lifted): then every integer the scanner reads, _parse_int reads
+    the same, and every one it refuses, _parse_int refuses too."""
+    limit = getattr(sys, "get_int_max_str_digits", lambda: 0)()
+    return 0 < limit <= MAX_DIGITS
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
@@ -136,12 +147,15 @@ def loads(text: str) -> Any:
     # closes a bracket): such a text is only measured when it fails to decode.
     if len(text) > 2 * MAX_DEPTH and _too_deep(text):
         raise RecursionError("nested too deeply")
+    decoder = _SHORT_DECODER if len(text) <= MAX_DIGITS or _ints_bounded() else _DECODER
     try:
-        value = _decode(_SHORT_DECODER if len(text) <= MAX_DIGITS else _DECODER, text)
+        value = _decode(decoder, text)
     except (ValueError, RecursionError):
         if _too_deep(text):
             raise RecursionError("nested too deeply") from None
-        raise
+        if decoder is not _SHORT_DECODER or len(text) <= MAX_DIGITS:
+            raise
+        value = _decode(_DECODER, text)  # raises what the full decoder raises
     if "\\" in text and _SURROGATE_ESCAPE.search(text):  # a one-character test is much the cheaper
         bad = _lone_surrogate(value)
         if bad is not None:
