@@ -179,16 +179,18 @@ def _in_workers(context, jobs: int, chunks: list[list[int]], work: Callable[[lis
     """``work(chunk)`` -> (result, engines whose cache it used) for every chunk, in up to ``jobs``
     forked workers; yields each chunk's result as it arrives, after taking the cache entries the
     worker wrote into the parent's caches."""
+    import threading
+
     todo, done = context.SimpleQueue(), context.Queue()
-    for numbers in chunks:
-        todo.put(numbers)
     workers = [
         context.Process(target=_work, args=(work, list(caches.values()), todo, done), daemon=True)
         for _ in range(min(jobs, len(chunks)))
     ]
     for worker in workers:
-        todo.put(None)
         worker.start()
+    # The chunks are fed by a thread, started once the workers are forked: a pipe holds only so
+    # much (64 KiB on Linux, some hundreds of chunks), and the parent must go on to read results.
+    threading.Thread(target=_feed, args=(todo, chunks, len(workers)), daemon=True).start()
     try:
         for _ in chunks:
             result, changes, error = _next(done, workers)
@@ -202,6 +204,14 @@ def _in_workers(context, jobs: int, chunks: list[list[int]], work: Callable[[lis
             worker.join(timeout=5)
             if worker.is_alive():
                 worker.terminate()
+
+
+def _feed(todo, chunks: list[list[int]], workers: int) -> None:
+    """Put every chunk on the queue, then one stop sign per worker."""
+    for numbers in chunks:
+        todo.put(numbers)
+    for _ in range(workers):
+        todo.put(None)
 
 
 def _work(work: Callable[[list[int]], tuple[Any, list]], caches: list, todo, done) -> None:

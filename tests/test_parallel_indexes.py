@@ -122,3 +122,24 @@ def test_claims_from_workers_plan_what_a_serial_walk_plans(fixture):
         return [(task.rel, [kind.name for kind in task.kinds]) for task in engine.plan([engine.config.root])]
 
     assert planned(2) == planned(1)
+
+
+@pytest.mark.skipif(not parallel.available(), reason="no fork on this platform")
+def test_more_chunks_than_a_pipe_holds_are_all_done():
+    """Thousands of chunks (a walk of 20k files claimed in workers) once filled the queue's pipe
+    before any worker was started, and the run hung: in a child process, so that a hang fails."""
+    import subprocess
+    import sys
+
+    program = (
+        "import functools, multiprocessing\n"
+        "from pytest_citations import parallel\n"
+        "def work(numbers):\n"
+        "    return [n * 2 for n in numbers], []\n"
+        "chunks = [[n] for n in range(20000)]\n"
+        "found = parallel._in_workers(multiprocessing.get_context('fork'), 2, chunks, work, {})\n"
+        "print(sum(sum(result) for result in found))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout) == 2 * sum(range(20000))
