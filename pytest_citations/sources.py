@@ -205,10 +205,12 @@ def _read(root: Path, path: Path | str, max_size: int) -> tuple[bytes, Path, str
             return found
     resolved = resolve_inside(root, path)
     shown = display_path(resolved_root(root), resolved)
-    _regular_file(resolved, shown, max_size)
+    info = _regular_file(resolved, shown, max_size)
     try:
         with open(resolved, "rb") as handle:
-            data = handle.read(max_size + 1)
+            data = handle.read(info.st_size + 1)  # not max_size + 1: a read allocates what it asks for
+            if len(data) > info.st_size:  # grew since the stat: the rest, up to the limit
+                data += handle.read(max_size + 1 - len(data))
     except OSError as exc:
         raise SourceError("C001", f"cannot read {shown}: {exc.strerror or exc}") from None
     if len(data) > max_size:  # grew between stat and read
@@ -267,9 +269,12 @@ def _plain_bytes(root: Path, path: str, size: int, max_size: int) -> tuple[bytes
         return None
     try:
         with open(os.open(real, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)), "rb") as handle:
-            return handle.read(size), real
+            # At most one byte past the size the lstat saw: a read allocates what it asks for
+            # first, and ``size`` may be the whole max-file-size.
+            data = handle.read(min(size, info.st_size + 1))
     except OSError:
         return None
+    return None if len(data) > info.st_size else (data, real)  # grown since the lstat: the full way
 
 
 def _decode_error(data: bytes, exc: UnicodeDecodeError, base_offset: int = 0) -> SourceError:

@@ -168,6 +168,31 @@ def test_a_read_does_not_follow_a_symlink_put_in_place_after_the_lstat(tricky_tr
         read(tricky_tree, "top.md")
     assert caught.value.code == "C008"
 
+@pytest.mark.parametrize("way", ["one lstat", "full way"])
+@pytest.mark.parametrize(("grown_to", "max_size"), [(50, 1000), (1000, 1000), (1001, 1000)])
+def test_a_file_that_grows_after_its_stat_is_read_whole_or_refused(tricky_tree, monkeypatch, way, grown_to, max_size):
+    """A read asks for one byte past the size its stat saw (not for max-file-size, which it would
+    allocate): a file grown since is read to its end, or refused when over the limit."""
+    real = tricky_tree.resolve() / "top.md"
+    path_of, original = (sources, "stat_inside") if way == "one lstat" else (sources, "_regular_file")
+    seen = getattr(path_of, original)
+
+    def grow_after_stat(*args):
+        found = seen(*args)
+        real.write_bytes(b"x" * grown_to)
+        return found
+
+    monkeypatch.setattr(path_of, original, grow_after_stat)
+    sources.forget_folders()
+    rel = "top.md" if way == "one lstat" else tricky_tree / "top.md"  # a Path takes the full way
+    if grown_to > max_size:
+        with pytest.raises(sources.SourceError) as caught:
+            sources._read(tricky_tree, rel, max_size)
+        assert caught.value.code == "C003"
+    else:
+        assert sources._read(tricky_tree, rel, max_size)[0] == b"x" * grown_to
+
+
 GLOB_LISTS = [
     ((".serena/memories/**/*.md",), ("**/*.md",)),
     ((), ("**/*.json", "**/*.jsonl", "**/*.md", "**/*.markdown")),
