@@ -89,18 +89,12 @@ def _resolve_file(candidate: str) -> Path:
     return resolve(Path(candidate)) if is_link else _resolved_folder(folder) / name
 
 
-@functools.lru_cache(maxsize=4096)
-def _resolved_folder_text(folder: str) -> str:
-    return str(_resolved_folder(folder))
-
-
 def forget_folders() -> None:
     """Forget resolved roots and folders (a new run may see a rearranged tree)."""
     resolved_root.cache_clear()
     _root_prefix.cache_clear()
     _real_folder_inside.cache_clear()
     _resolved_folder.cache_clear()
-    _resolved_folder_text.cache_clear()
 
 
 def _is_plain(path: str) -> bool:
@@ -146,7 +140,7 @@ def _root_prefix(root: Path) -> tuple[Path, str]:
 def _real_folder_inside(folder: str, root_prefix: str) -> str | None:
     """The resolved ``folder`` ending in a separator, when it is the root or lies below it;
     None when it resolves elsewhere."""
-    real_folder = _resolved_folder_text(folder)
+    real_folder = str(_resolved_folder(folder))
     real_folder = real_folder if real_folder.endswith(os.sep) else real_folder + os.sep
     return real_folder if real_folder.startswith(root_prefix) else None
 
@@ -250,11 +244,10 @@ def _plain_read(root: Path, path: str, max_size: int) -> tuple[bytes, Path, str]
     """What :func:`_read` returns, for a regular file within ``max_size`` found by
     :func:`stat_inside`; None otherwise (the caller then takes the full way)."""
     found = _plain_bytes(root, path, max_size + 1, max_size)
-    if found is None or len(found[0]) > max_size:  # grew since the lstat: the full way says so
+    if found is None:
         return None
     data, real = found
-    base = str(resolved_root(root))
-    shown = real[len(base.rstrip(os.sep)) + 1 :].replace(os.sep, "/")
+    shown = real[len(_root_prefix(root)[1]) :].replace(os.sep, "/")  # stat_inside's path begins so
     return data, Path(real), shown
 
 
