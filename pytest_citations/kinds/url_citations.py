@@ -40,7 +40,7 @@ class Record:
         self.data = data
         self._spans: dict[str, tuple[int, int]] | None = None
         self.memo: dict[Any, Any] = {}  # values several rules derive
-        self.passes: bool | None = None  # whether no rule but U113 reports anything, once asked
+        self.passes: bool | None = None  # whether none of U102-U112 reports anything (quick_pass)
 
     def __repr__(self) -> str:
         return f"Record(line={self.line}, data={self.data!r})"

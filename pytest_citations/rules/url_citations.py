@@ -197,7 +197,7 @@ def schema_violation(record: Record, ctx):
     Have the producer write every required field. The schema ships with the package as
     `pytest_citations/schemas/citation.v1.schema.json`.
     """
-    if record.passes or _passes(record, ctx):
+    if record.passes:
         return ()
     if _fast_valid(record.data):
         return ()
@@ -231,7 +231,7 @@ def url_not_absolute(record: Record, ctx):
     ## Fix
     Record the URL exactly as extracted, with its scheme and host.
     """
-    if record.passes or _passes(record, ctx):
+    if record.passes:
         return ()
     original = record.data.get("url_original")
     if isinstance(original, str) and _normalized_original(record, ctx.kind_options["url-profile"]) is None:
@@ -292,7 +292,7 @@ def normalized_url_mismatch(record: Record, ctx):
     ## Fix
     `citations check --fix` writes the recomputed `normalized_url` and the `cid` that goes with it.
     """
-    if record.passes or _passes(record, ctx):
+    if record.passes:
         return ()
     data = record.data
     original, stored = data.get("url_original"), data.get("normalized_url")
@@ -345,7 +345,7 @@ def cid_mismatch(record: Record, ctx):
     ## Fix
     `citations check --fix` writes the cid computed from `normalized_url`.
     """
-    if record.passes or _passes(record, ctx):
+    if record.passes:
         return ()
     cid, normalized = record.data.get("cid"), record.data.get("normalized_url")
     if not isinstance(cid, str) or not isinstance(normalized, str):
@@ -387,7 +387,7 @@ def cid_format(record: Record, ctx):
     ## Fix
     `citations check --fix` writes the cid computed from `normalized_url`.
     """
-    if record.passes or _passes(record, ctx):
+    if record.passes:
         return ()
     cid = record.data.get("cid")
     if not isinstance(cid, str) or _cid_digest(record) is not None:
@@ -428,7 +428,7 @@ def unknown_status(record: Record, ctx):
     ## Fix
     Use one of the five statuses.
     """
-    if record.passes or _passes(record, ctx):
+    if record.passes:
         return ()
     status = record.data.get("status")
     if isinstance(status, str) and status not in STATUSES:
@@ -464,7 +464,7 @@ def checked_at_not_iso8601(record: Record, ctx):
     ## Fix
     Write timestamps in ISO 8601, preferably UTC with `Z`.
     """
-    if record.passes or _passes(record, ctx):
+    if record.passes:
         return ()
     value = record.data.get("checked_at")
     if isinstance(value, str) and not _is_iso_8601(value):
@@ -500,7 +500,7 @@ def http_status_inconsistent(record: Record, ctx):
     ## Fix
     Re-validate the URL and record the status the response supports.
     """
-    if record.passes or _passes(record, ctx):
+    if record.passes:
         return ()
     message = _http_status_problem(record.data.get("http_status"), record.data.get("status"))
     return (record.finding(message, "http_status"),) if message else ()
@@ -559,7 +559,7 @@ def found_by_wave(record: Record, ctx):
     ## Fix
     Record the wave that produced the artifact.
     """
-    if record.passes or _passes(record, ctx):
+    if record.passes:
         return ()
     allowed = ctx.options["allowed-waves"]
     findings: tuple[Finding, ...] = ()
@@ -645,7 +645,7 @@ def artifact_path_missing(record: Record, ctx):
     ## Fix
     Point `artifact_path` at the wave output, relative to the run directory, and commit that output.
     """
-    if record.passes or _passes(record, ctx):
+    if record.passes:
         return ()
     findings: tuple[Finding, ...] = ()
     for index, entry in enumerate(_found_by(record)):
@@ -689,7 +689,7 @@ def artifact_path_escapes(record: Record, ctx):
     ## Fix
     Use a path relative to the run directory, without `..`.
     """
-    if record.passes or _passes(record, ctx):
+    if record.passes:
         return ()
     findings: tuple[Finding, ...] = ()
     for index, entry in enumerate(_found_by(record)):
@@ -831,42 +831,18 @@ def record_passes(record: Record, contexts: dict[str, Any]) -> bool:
     False says only "run the rules": it is also the answer for anything out of the common way
     (a record the schema refuses, a rule not enabled whose question is asked anyway). True is
     only given when each rule's own test passes, with the rules' own helpers, and after doing to
-    the rules' state what their checks do (U113 remembers the cid's line)."""
+    the rules' state what their checks do (U113 remembers the cid's line). The verdict on
+    U102-U112 is kept in ``record.passes``, with which each of them returns at once."""
     any_context = next(iter(contexts.values()), None)
     if any_context is None:
         return True
     waves = contexts.get("U110")
     artifacts = contexts.get("U111") or contexts.get("U112")
     profile = any_context.kind_options["url-profile"]
-    if not _passes_checks(record, profile, waves.options["allowed-waves"] if waves else None, artifacts):
+    record.passes = _passes_checks(record, profile, waves.options["allowed-waves"] if waves else None, artifacts)
+    if not record.passes:
         return False
     return "U113" not in contexts or _first_appearance(record, contexts["U113"])
-
-
-def _passes(record: Record, ctx) -> bool:
-    """:func:`_passes_checks` for ``record`` with the file's settings, computed once per record
-    by whichever of U102-U112 asks first; each of them returns at once for a record that passes."""
-    verdict = record.passes
-    if verdict is None:
-        try:
-            verdict = _passes_checks(record, *_settings_of_checks(ctx))
-        except Exception:  # a bug in a rule's helper: each rule runs its own test, and reports its own crash
-            verdict = False
-        record.passes = verdict
-    return verdict
-
-
-def _settings_of_checks(ctx) -> tuple:
-    """(url profile, U110's allowed waves, the context whose artifact verdicts to use or None when
-    neither U111 nor U112 runs), once per rule context."""
-    settings = ctx.state.get("settings of checks")
-    if settings is None:
-        config = ctx.file.engine.config
-        artifacts = ctx if config.rule_enabled("U111") or config.rule_enabled("U112") else None
-        settings = ctx.state["settings of checks"] = (
-            ctx.kind_options["url-profile"], config.rule_options["U110"]["allowed-waves"], artifacts
-        )
-    return settings
 
 
 def _passes_checks(record: Record, profile: str, allowed_waves, artifacts) -> bool:
