@@ -105,7 +105,7 @@ def _scheme_host(url: str) -> tuple[str, str] | None:
         host = plain.group(2).partition(":")[0].rstrip(".").lower()
         return (plain.group(1), host) if host else None
     try:
-        parts = urlsplit(url.strip())
+        parts = urlsplit(stripped)
         host = (parts.hostname or "").rstrip(".")
     except ValueError:
         return None

@@ -22,7 +22,7 @@ class NotAbsoluteURL(ValueError):
 
 def cid_for(normalized_url: str) -> str:
     """``cid_`` + lowercase hex SHA-256 of the UTF-8 bytes of ``normalized_url``."""
-    return "cid_" + hashlib.sha256(normalized_url.encode("utf-8")).hexdigest()
+    return "cid_" + cid_digest(normalized_url).hex()
 
 
 def cid_digest(normalized_url: str) -> bytes:

@@ -463,10 +463,13 @@ TRICKY_LINES = [
 ]
 
 
+READ_TYPES = ("heading_open", "inline", "list_item_open", "list_item_close")  # what read_brief reads
+
+
 def block_view(tokens) -> list[tuple]:
     """Type, lines and content of each token of a type :func:`briefs.read_brief` reads."""
     return [(t.type, t.map if not t.type.endswith("_close") else None, t.content if t.type == "inline" else "")
-            for t in tokens if t.type in briefs._READ_TYPES]
+            for t in tokens if t.type in READ_TYPES]
 
 
 def check_plain(text: str) -> bool:

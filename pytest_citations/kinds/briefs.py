@@ -300,9 +300,6 @@ def _plain_blocks(text: str) -> list[_Block] | None:
     return _blocks(kinds)
 
 
-_READ_TYPES = ("heading_open", "inline", "list_item_open", "list_item_close")  # what read_brief reads
-
-
 def _blocks(kinds: list[tuple[str, str]]) -> list[_Block] | None:
     """The tokens of classified lines that :func:`read_brief` reads: headings, list items (an item
     spans the empty lines after it) and paragraphs."""
@@ -503,9 +500,9 @@ def _line_col(line_starts: list[int], offset: int) -> tuple[int, int]:
 
 
 def sidecar_candidates(rel: str) -> list[str]:
-    """``<stem>.citations.json`` and ``<name>.citations.json`` of a brief; a plain path (no empty
-    or ``.`` part) is cut as ``PurePosixPath.with_suffix`` would, without building one."""
-    if "//" in f"/{rel}/" or "/./" in f"/{rel}/":
+    """``<stem>.citations.json`` and ``<name>.citations.json`` of a brief; a plain path (no empty,
+    ``.`` or ``..`` part) is cut as ``PurePosixPath.with_suffix`` would, without building one."""
+    if not sources._is_plain(rel):
         return [str(PurePosixPath(rel).with_suffix(".citations.json")), f"{rel}.citations.json"]
     name = rel.rpartition("/")[2]
     dot = name.rfind(".")

@@ -15,7 +15,7 @@ from typing import Any
 
 from pytest_citations.kinds.briefs import ABSTAIN_SECTIONS, Brief, Bullet, chunk_text
 from pytest_citations.rules import Finding, Option, rule
-from pytest_citations.rules.briefs import _brief, _doc, _files
+from pytest_citations.rules.briefs import _brief, _doc, _files, _objects
 from pytest_citations.timestamps import parse_iso_8601
 
 KIND = "briefs"
@@ -525,16 +525,14 @@ def _quote_checks(brief: Brief) -> list[tuple[Any, str, str]]:
 
 
 def _check_quotes(brief: Brief):
-    for number in brief.cited_numbers():
-        citation = (brief.citations or {}).get(str(number))
-        span = citation.get("quote_span") if isinstance(citation, dict) else None
+    for number, citation, marker in _objects(brief):
+        span = citation.get("quote_span")
         if not isinstance(span, dict):
             continue
         stored = chunk_text(brief, citation.get("chunk_id"), citation.get("doc_id"))
         if stored is None:
             continue
         text, what = stored
-        marker = brief.first_marker(number)
         start, end, quoted = _int(span.get("start")), _int(span.get("end")), span.get("text")
         if start is None or end is None or start < 0 or end < start or end > len(text):
             yield marker, "range", (
