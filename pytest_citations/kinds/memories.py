@@ -268,8 +268,14 @@ def _index_entry(engine, rel: str) -> list | None:
 def yaml_index_entry(rel: str, text: str) -> list:
     """[id, ids it supersedes] of a memory's text, from its front matter parsed as YAML."""
     memory = read_memory(rel, text, INDEXED_FIELDS)
-    targets = [link.target for link in memory.links if link.type == "supersedes" and isinstance(link.target, str)]
-    return [memory.id, targets]
+    return _id_and_superseded(rel, memory.id, [(link.type, link.target) for link in memory.links])
+
+
+def _id_and_superseded(rel: str, memory_id: Any, links: list[tuple[Any, Any]]) -> list:
+    """[id, ids it supersedes] from a memory's ``id`` value and its (type, target) links: the
+    id falls back to the file's stem, as :func:`read_memory` reads it, whichever reader found them."""
+    memory_id = memory_id if isinstance(memory_id, str) and memory_id else PurePosixPath(rel).stem
+    return [memory_id, [target for link_type, target in links if link_type == "supersedes" and isinstance(target, str)]]
 
 
 def plain_index_entry(rel: str, text: str) -> list | None:
@@ -282,10 +288,8 @@ def plain_index_entry(rel: str, text: str) -> list | None:
     fields = frontmatter.read_plain(text[bounds[0] : bounds[1]], INDEXED_FIELDS) if closed else {}
     if fields is None:
         return None
-    memory_id, links = fields.get("id"), fields.get("links")
-    pairs = links if isinstance(links, list) else []  # a scalar links value holds no link
-    targets = [target for link_type, target in pairs if link_type == "supersedes" and target is not None]
-    return [memory_id if isinstance(memory_id, str) else PurePosixPath(rel).stem, targets]
+    links = fields.get("links")
+    return _id_and_superseded(rel, fields.get("id"), links if isinstance(links, list) else [])  # a scalar holds no link
 
 
 class Memories:
