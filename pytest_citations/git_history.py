@@ -90,7 +90,7 @@ def _git(root: Path, args: list[str], budget: _Budget, stdin: bytes | None = Non
         raise TimeoutError
     try:
         completed = subprocess.run(
-            ["git", "-C", str(root), "-c", "core.quotepath=off", *args],
+            _command(root, args),
             input=stdin,
             capture_output=True,
             timeout=left,
@@ -104,6 +104,11 @@ def _git(root: Path, args: list[str], budget: _Budget, stdin: bytes | None = Non
     return completed.stdout if completed.returncode == 0 else None
 
 
+def _command(root: Path, args: list[str]) -> list[str]:
+    """git with ``args`` in ``root``, paths in its output unquoted."""
+    return ["git", "-C", str(root), "-c", "core.quotepath=off", *args]
+
+
 def _git_at_once(root: Path, commands: list[list[str]], budget: _Budget) -> list[bytes | None]:
     """:func:`_git` of several commands run side by side (each mostly waits on the file system:
     the two listings of ``--since`` each walk the work tree)."""
@@ -113,8 +118,8 @@ def _git_at_once(root: Path, commands: list[list[str]], budget: _Budget) -> list
     try:
         for args in commands:
             try:
-                started.append(subprocess.Popen(["git", "-C", str(root), "-c", "core.quotepath=off", *args],
-                                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=_environment()))
+                started.append(subprocess.Popen(_command(root, args), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                                env=_environment()))
             except OSError:
                 started.append(None)
         return [_output(process, budget) for process in started]
