@@ -41,12 +41,14 @@ GIT_HISTORY = ("root", "enclosing", "off")
 
 # A bracket that is not escaped, not the second half of a reference link, not link text.
 _BRACKET = re.compile(r"(?<![\\\]])\[(?P<body>[^\[\]\n]{1,500})\](?![(\[])")
+_ENDS_ID = r"\s@,\[\]"  # characters that end an artifact id in a bracket (a class's inside)
+_NOT_IN_ID_CLASS = r"\s()<>\"'`|*?{}\\"  # characters no artifact id holds (see looks_like_path)
 _BODY = re.compile(
-    r"(?P<id>[^\s@,\[\]]+)"
+    rf"(?P<id>[^{_ENDS_ID}]+)"
     r"(?:@(?P<hash>[^\s,\[\]]*))?"
     r"(?:[ \t]*,[ \t]*(?P<lines>[^\[\]]*?))?[ \t]*\Z"
 )
-_NOT_IN_ID = re.compile(r"[\s()<>\"'`|*?{}\\]")
+_NOT_IN_ID = re.compile(f"[{_NOT_IN_ID_CLASS}]")
 _EXTENSION = re.compile(r"[^.]\.[A-Za-z0-9]{0,9}[A-Za-z][A-Za-z0-9]{0,9}\Z|\A\.[A-Za-z0-9_-]*[A-Za-z][A-Za-z0-9_-]*\Z")
 _LOOKS_LIKE_LINES = re.compile(r"(?:[Ll](?:ines?)?\.?)?[ \t]*[0-9]")
 _WINDOWS_DRIVE = re.compile(r"[A-Za-z]:[/\\]")
@@ -107,7 +109,7 @@ def parse_inline(body: str, offset: int = 0) -> InlineMatch | None:
 # neither space nor markup (see _BODY and looks_like_path) and which holds a "/" or a "." (a path
 # or a file extension). Blanking non-prose keeps offsets and turns characters into spaces only, so
 # text without this has no tuple, and is not blanked or scanned (most Markdown and JSON files).
-_MAY_HOLD_INLINE = re.compile(r"""\[[^\s@,\[\]()<>"'`|*?{}\\]*[./]""")
+_MAY_HOLD_INLINE = re.compile(rf"\[[^{_ENDS_ID}{_NOT_IN_ID_CLASS}]*[./]")
 
 
 def find_inline(text: str) -> Iterator[InlineMatch]:
@@ -330,12 +332,9 @@ class Cited:
         return git_history.content_hash(self.data)
 
     @functools.cached_property
-    def _lines(self) -> list[bytes]:
-        return split_lines(self.data)
-
     def lines(self) -> list[bytes]:
         """The file's lines, split once (one list shared by every caller: not to be changed)."""
-        return self._lines
+        return split_lines(self.data)
 
 
 def split_lines(data: bytes) -> list[bytes]:

@@ -510,7 +510,7 @@ def content_hash_stale(item: Tuple, ctx):
             message += f"; {what}: re-check the claim and update the hash by hand"
         else:
             start, end = line_range
-            old, new = split_lines(version.data), cited.lines()
+            old, new = split_lines(version.data), cited.lines
             label = item.lines.value
             if end > len(old) or start < 1 or end < start:
                 message += f"; {label} was not in that version: not fixed"
@@ -737,7 +737,7 @@ def line_range_out_of_range(item: Tuple, ctx):
     start, end = line_range
     if start < 1 or end < start:
         return
-    length = len(found[1].lines())
+    length = len(found[1].lines)
     if end > length:
         noun = "line" if length == 1 else "lines"
         yield item.finding(
