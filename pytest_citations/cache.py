@@ -361,12 +361,13 @@ class ResultCache:
         self._changed("indexes", name)
         return digest
 
-    def depends_on(self, rel: str, changed: set[str]) -> bool | None:
-        """Whether the last check of ``rel`` read one of the ``changed`` paths; None if unknown."""
+    def depends_on(self, rel: str, changed: set[str], index_changed: Callable[[str], bool]) -> bool | None:
+        """Whether the last check of ``rel`` read one of the ``changed`` paths, or consulted a
+        run-wide index for which ``index_changed(name)`` is true; None if unknown."""
         entry = self.results.get(rel)
-        if entry is None or not isinstance(entry.get("paths"), list):
+        if entry is None or not isinstance(entry.get("paths"), list) or not isinstance(entry.get("indexes"), dict):
             return None
-        return not changed.isdisjoint(entry["paths"])
+        return not changed.isdisjoint(entry["paths"]) or any(index_changed(name) for name in entry["indexes"])
 
 
 def _read_json(path: Path) -> Any:

@@ -333,11 +333,12 @@ def _affected_tasks(tasks, changed_for, jobs: int, progress) -> tuple[list, dict
     what they read (kept only when they turned out to read a changed path, or crashed)."""
     from pytest_citations import parallel, selection
 
-    certain, unknown = selection.affected(tasks, changed_for)
+    changes = selection.Changes(changed_for)
+    certain, unknown = selection.affected(tasks, changes)
     learned = parallel.check(unknown, jobs, progress.advance)
     known = {
         task: found for task, found in zip(unknown, learned, strict=True)
-        if selection.learned_affected(task, changed_for) or any(d.code == INTERNAL_ERROR for d in found)
+        if selection.learned_affected(task, changes) or any(d.code == INTERNAL_ERROR for d in found)
     }
     chosen = set(certain) | set(known)
     return [task for task in tasks if task in chosen], known

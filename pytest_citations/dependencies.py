@@ -29,6 +29,8 @@ _active: contextvars.ContextVar[Recorder | None] = contextvars.ContextVar("citat
 # index name -> builder(engine) -> value, and the kind whose checks use it; filled by @run_index
 INDEXES: dict[str, Callable[[Any], Any]] = {}
 INDEX_KINDS: dict[str, str] = {}
+# index name -> sources(engine): the root-relative files it is built from (for --since)
+INDEX_SOURCES: dict[str, Callable[[Any], list[str]]] = {}
 # index name -> how it is built from one share per file; filled by @run_index_of_shares
 SHARED: dict[str, Shares] = {}
 
@@ -79,9 +81,14 @@ def merge(recorded: Recorder) -> None:
         recorder.merge(recorded)
 
 
-def run_index(name: str, kind: str):
+def run_index(name: str, kind: str, sources: Callable[[Any], list[str]] | None = None):
     """Register ``builder(engine)`` as the run-wide index ``name``, used by checks of ``kind``;
-    calling the decorated function returns the run's one value of it and notes the dependency."""
+    calling the decorated function returns the run's one value of it and notes the dependency.
+
+    ``sources(engine)`` lists the files of the work tree the index is built from: a change to one
+    of them selects, under ``--since`` and ``--affected-by``, every artifact that consulted the
+    index (see :mod:`pytest_citations.selection`). An index built from none (the commit checked
+    out) gives none."""
 
     def decorate(builder: Callable[[Any], Any]) -> Callable[[Any], Any]:
         @functools.wraps(builder)
@@ -90,6 +97,8 @@ def run_index(name: str, kind: str):
 
         INDEXES[name] = index
         INDEX_KINDS[name] = kind
+        if sources is not None:
+            INDEX_SOURCES[name] = sources
         return index
 
     return decorate
@@ -121,7 +130,7 @@ def run_index_of_shares(name: str, kind: str, files: Callable[[Any], list[str]],
         def build(engine):
             return shares.build(engine)
 
-        return run_index(name, kind)(build)
+        return run_index(name, kind, sources=files)(build)
 
     return decorate
 

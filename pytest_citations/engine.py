@@ -294,6 +294,29 @@ class Engine:
         found = self._kinds_named[tuple(names)] = tuple(kind for kind in self.kinds if kind.name in names)
         return found
 
+    def index_touched(self, name: str, changed: set[str]) -> bool:
+        """Whether the ``changed`` paths may have changed the run-wide index ``name``: one of them
+        is a file it is built from now, or is gone and is a path its kind claims by name (a
+        deleted memory or corpus file)."""
+        sources = dependencies.INDEX_SOURCES.get(name)
+        if sources is None or not changed:
+            return False
+        if not changed.isdisjoint(sources(self)):
+            return True
+        kind = dependencies.INDEX_KINDS.get(name)
+        root = self.config.root
+        return any(self._path_claimed_by(kind, rel) and not os.path.lexists(root / rel) for rel in changed)
+
+    def _path_claimed_by(self, kind_name: str | None, rel: str) -> bool:
+        """Whether the kind ``kind_name`` claims a file at ``rel`` by its include or sniff globs
+        (a sniffed file is claimed only if its head also says so)."""
+        if self.is_excluded(rel):
+            return False
+        for kind, claims, excluded in self._matchers()[1]:
+            if kind.name == kind_name:
+                return claims(rel) is not None and not excluded(rel)
+        return False
+
     def claimable(self, rel: str) -> bool:
         """Whether any kind's include or sniff globs match ``rel`` (else no kind claims it)."""
         return self._matchers()[0](rel)

@@ -3,10 +3,12 @@
 A shard is chosen by a hash of the file's shown path, so every file lands in exactly one of the
 N shards whatever the machine, and adding a file never moves the others.
 
-A file is affected by a set of changed paths when it is one of them or when its last check read
-one of them (the dependencies the result cache recorded). A file whose dependencies are not
-known yet must be checked to learn them; :func:`affected` says so, and the caller reports it
-only if what it read turns out to be among the changes.
+A file is affected by a set of changed paths when it is one of them, when its last check read one
+of them (the dependencies the result cache recorded), or when its last check consulted a run-wide
+index that one of them may have changed: a file the index is built from, or a deleted file that
+could have been one (a memory whose id other memories link to, a corpus file whose sections eval
+records cite). A file whose dependencies are not known yet must be checked to learn them;
+:func:`affected` says so, and the caller reports it only if what it read turns out to be affected.
 """
 
 from __future__ import annotations
@@ -38,18 +40,40 @@ def shard_of(tasks: list[Task], shard: tuple[int, int]) -> list[Task]:
     return [task for task in tasks if in_shard(task.shown, shard)]
 
 
-def affected(tasks: list[Task], changed_for: Callable[[Engine], set[str]]) -> tuple[list[Task], list[Task]]:
-    """(tasks affected by the changes, tasks whose dependencies are unknown). ``changed_for``
-    gives the changed paths relative to an engine's root."""
+class Changes:
+    """The changed paths of each root (``changed_for(engine)``, relative to that engine's root),
+    and which run-wide indexes they may have changed, each worked out once."""
+
+    def __init__(self, changed_for: Callable[[Engine], set[str]]) -> None:
+        self._changed_for = changed_for
+        self._touched: dict[tuple[int, str], bool] = {}
+
+    def paths(self, engine: Engine) -> set[str]:
+        return self._changed_for(engine)
+
+    def index_touched(self, engine: Engine, name: str) -> bool:
+        key = (id(engine), name)
+        if key not in self._touched:
+            self._touched[key] = engine.index_touched(name, self.paths(engine))
+        return self._touched[key]
+
+    def read_by(self, task: Task) -> bool | None:
+        """Whether the last check of the task read a changed path or consulted a changed index;
+        None if that is not known."""
+        engine = task.engine
+        return engine.cache.depends_on(task.rel, self.paths(engine), lambda name: self.index_touched(engine, name))
+
+
+def affected(tasks: list[Task], changes: Changes) -> tuple[list[Task], list[Task]]:
+    """(tasks affected by the changes, tasks whose dependencies are unknown)."""
     certain, unknown = [], []
     for task in tasks:
         if not task.kinds:
             continue
-        changed = changed_for(task.engine)
-        if task.rel in changed:
+        if task.rel in changes.paths(task.engine):
             certain.append(task)
             continue
-        depends = task.engine.cache.depends_on(task.rel, changed)
+        depends = changes.read_by(task)
         if depends is None:
             unknown.append(task)
         elif depends:
@@ -57,6 +81,6 @@ def affected(tasks: list[Task], changed_for: Callable[[Engine], set[str]]) -> tu
     return certain, unknown
 
 
-def learned_affected(task: Task, changed_for: Callable[[Engine], set[str]]) -> bool:
-    """After checking a task whose dependencies were unknown: whether it read a changed path."""
-    return bool(task.engine.cache.depends_on(task.rel, changed_for(task.engine)))
+def learned_affected(task: Task, changes: Changes) -> bool:
+    """After checking a task whose dependencies were unknown: whether it is affected after all."""
+    return bool(changes.read_by(task))

@@ -67,22 +67,109 @@ def checked(capsys, root, *options) -> set[str]:
     return names
 
 
-@pytest.mark.parametrize("warm", [True, False], ids=["cache of an earlier full run", "no cache"])
-def test_since_checks_the_changed_files_and_those_citing_them(repo, capsys, warm):
-    if warm:
+def only_sources_changed(repo) -> None:
+    """Leave the feature branch's change to src/a.py alone: m_c's edit undone, m_new gone."""
+    git(repo, "checkout", "-q", "--", ".")
+    (repo / MEMORIES / "m_new.md").unlink()
+
+
+def warm_cache_from_main(repo, capsys) -> None:
+    """A full check of main fills the cache; the feature branch and its uncommitted work return."""
+    uncommitted = bool(git(repo, "status", "--porcelain"))
+    if uncommitted:
         git(repo, "stash", "-q", "--include-untracked")
-        git(repo, "checkout", "-q", "main")
-        assert checked(capsys, repo) == {"m_a", "m_b", "m_ab", "m_c"}
-        git(repo, "checkout", "-q", "feature")
+    git(repo, "checkout", "-q", "main")
+    assert checked(capsys, repo) == {"m_a", "m_b", "m_ab", "m_c"}
+    git(repo, "checkout", "-q", "feature")
+    if uncommitted:
         git(repo, "stash", "pop", "-q")
+
+
+WARM_OR_NOT = pytest.mark.parametrize("warm", [True, False], ids=["cache of an earlier full run", "no cache"])
+
+
+@WARM_OR_NOT
+def test_since_checks_the_files_citing_a_changed_file(repo, capsys, warm):
+    only_sources_changed(repo)
+    if warm:
+        warm_cache_from_main(repo, capsys)
     options = () if warm else ("--no-cache",)
-    assert checked(capsys, repo, "--since", "main", *options) == {"m_a", "m_ab", "m_c", "m_new"}
+    assert checked(capsys, repo, "--since", "main", *options) == {"m_a", "m_ab"}
+
+
+@WARM_OR_NOT
+def test_since_checks_every_memory_when_a_memory_changed(repo, capsys, warm):
+    """m_c edited and m_new added change files the memory index is built from, so every memory
+    whose check consulted the index (each looks up its own id, for M214) is selected: m_new's id
+    could have been m_b's."""
+    if warm:
+        warm_cache_from_main(repo, capsys)
+    options = () if warm else ("--no-cache",)
+    assert checked(capsys, repo, "--since", "main", *options) == {"m_a", "m_b", "m_ab", "m_c", "m_new"}
+
+
+@WARM_OR_NOT
+def test_since_checks_the_memories_linking_to_a_deleted_one(tmp_path, capsys, warm):
+    """Deleting a memory leaves the links to it dangling (M213): the linking memory is checked,
+    though it cites no changed file."""
+    root = tmp_path / "repo"
+    (root / MEMORIES).mkdir(parents=True)
+    (root / "pyproject.toml").write_text("[tool.citations]\n")
+    (root / MEMORIES / "target.md").write_text("---\nid: target\n---\n\n# target\n")
+    (root / MEMORIES / "linker.md").write_text("---\nid: linker\nlinks:\n  - related: target\n---\n\n# linker\n")
+    (root / MEMORIES / "other.md").write_text("---\nid: other\n---\n\n# other\n")
+    (root / ".gitignore").write_text(".citations_cache/\n")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "start")
+    options = ["--format", "json"] if warm else ["--format", "json", "--no-cache"]
+    if warm:
+        assert main(["check", str(root), *options]) == 0
+        capsys.readouterr()
+    (root / MEMORIES / "target.md").unlink()
+    assert main(["check", str(root), "--since", "HEAD", *options]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert [(d["code"], d["path"]) for d in data["diagnostics"]] == [("M213", f"{MEMORIES}/linker.md")]
+    assert data["files_checked"] == 2  # linker and other consulted the index; target is gone
+
+
+def test_since_checks_the_datasets_citing_a_changed_corpus(tmp_path, capsys):
+    """A section removed from the retrieval corpus no longer resolves (E505) in the eval records
+    that cite it: they are checked, though only the corpus changed."""
+    root = tmp_path / "ear"
+    shutil.copytree(PROJECT / "fixtures" / "ear-repo", root)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "start")
+    corpus = root / "data" / "corpus.jsonl"
+    corpus.write_text("".join(line for line in corpus.read_text().splitlines(keepends=True) if '"EAR-740.1' not in line))
+
+    def e505(*options) -> int:
+        main(["check", str(root), "--format", "json", *options])
+        diagnostics = json.loads(capsys.readouterr().out)["diagnostics"]
+        return sum(d["code"] == "E505" for d in diagnostics)
+
+    assert e505() == e505("--since", "HEAD") == e505("--since", "HEAD", "--no-cache") == 2
+
+
+@pytest.mark.parametrize(("changed", "touched"), [
+    ({"src/a.py"}, False),  # cited by memories, but no memory's id or links
+    ({f"{MEMORIES}/m_c.md"}, True),  # a file the index is built from
+    ({f"{MEMORIES}/gone.md"}, True),  # deleted, and a memory by its path: it may have been one
+    ({"docs/gone.md"}, True),  # deleted; any Markdown file may be a memory by its front matter
+    ({"src/gone.py"}, False),  # deleted, and no memory by its path
+    (set(), False),
+])
+def test_which_changes_touch_the_memory_index(repo, changed, touched):
+    engine = Engine.load(repo)
+    assert engine.index_touched("memories.index", changed) is touched
+    assert engine.index_touched("git.head", changed) is False  # built from no file of the work tree
 
 
 def test_since_counts_a_deleted_cited_file(repo, capsys):
-    git(repo, "checkout", "-q", "--", ".")
+    only_sources_changed(repo)
     (repo / "src" / "b.py").unlink()
-    assert checked(capsys, repo, "--since", "HEAD") == {"m_b", "m_ab", "m_new"}
+    assert checked(capsys, repo, "--since", "HEAD") == {"m_b", "m_ab"}
 
 
 def test_since_with_nothing_changed_checks_nothing(repo, capsys):
@@ -100,7 +187,9 @@ def test_since_an_unknown_revision_is_a_usage_error(repo, capsys):
 def test_affected_by_named_files(repo, capsys, monkeypatch):
     monkeypatch.chdir(repo)
     assert checked(capsys, repo, "--affected-by", "src/b.py") == {"m_b", "m_ab"}
-    assert checked(capsys, repo, "--affected-by", f"{MEMORIES}/m_c.md", "README.md") == {"m_c"}
+    # a memory is one of the files the memory index is built from: every memory consulted it
+    assert checked(capsys, repo, "--affected-by", f"{MEMORIES}/m_c.md", "README.md") == {"m_a", "m_b", "m_ab", "m_c", "m_new"}
+    assert checked(capsys, repo, "--affected-by", ".gitignore") == set()
 
 
 def test_the_pre_commit_hook_checks_what_the_staged_files_affect(repo):

@@ -321,13 +321,19 @@ def file_format(rel: str) -> str:
     return KG_SUFFIXES.get(suffix, "jsonl")
 
 
-@dependencies.run_index("ear-ids.corpus", kind="ear-ids")
+def corpus_files(engine) -> list[str]:
+    """Every JSONL file of this kind under the repository root (those that may hold corpus records)."""
+    return [
+        rel for rel, kinds in engine.discover([engine.config.root])
+        if any(getattr(kind, "name", None) == KIND.name for kind in kinds) and file_format(rel) == "jsonl"
+    ]
+
+
+@dependencies.run_index("ear-ids.corpus", kind="ear-ids", sources=corpus_files)
 def corpus_index(engine) -> CorpusIndex:
     """Every ``retrieval-corpus.v1`` record's ``doc_id`` in the repository."""
     index = CorpusIndex()
-    for rel, kinds in engine.discover([engine.config.root]):
-        if not any(getattr(kind, "name", None) == KIND.name for kind in kinds) or file_format(rel) != "jsonl":
-            continue
+    for rel in corpus_files(engine):
         for doc_id, line in engine.file_memo("ear-ids.corpus", rel, lambda rel=rel: _corpus_doc_ids(engine, rel)):
             index.by_doc_id.setdefault(doc_id, []).append((rel, line))
     return index
