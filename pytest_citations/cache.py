@@ -100,6 +100,7 @@ class ResultCache:
         self.written: dict[str, set[str]] = {table: set() for table in TABLES}  # by this process
         self.hits = 0
         self.misses = 0
+        self.racy = False  # whether this process hashed a file in its racy window
         self._fingerprints: dict[str, str] = {}  # this run's, computed once per path
         self._digest_pieces: dict[str, bytes] = {}  # path -> its part of paths_digest's text
         self._today = _today()
@@ -110,17 +111,17 @@ class ResultCache:
     def _load(self) -> None:
         if self.path is None:
             return
-        with _kept_for_the_run():
+        with kept_for_the_run():
             self._read_base_and_deltas()
 
     def _read_base_and_deltas(self) -> None:
-        self._has_base = self._take(_read_json(self.path)) > 0
+        self._has_base = self._take(read_json(self.path)) > 0
         try:
             self._deltas = sorted(self.folder.glob(f"delta-{self.key[:24]}-*.json"))
         except OSError:
             return
         for delta in self._deltas:
-            self._delta_entries += self._take(_read_json(delta))
+            self._delta_entries += self._take(read_json(delta))
 
     def _take(self, data: Any) -> int:
         """Add the entries of a base or delta document; how many (none from a document that is
@@ -247,6 +248,7 @@ class ResultCache:
         except OSError:
             return UNRESOLVABLE
         racy = time.time_ns() - info.st_mtime_ns < RACY_SECONDS * 1e9
+        self.racy = self.racy or racy
         recorded = {"stat": None if racy else signature, "sha": sha, "seen": self._today}
         if entry is None or entry.get("sha") != sha:
             entry = self.files[rel] = {"memo": {}}
@@ -361,16 +363,36 @@ class ResultCache:
         self._changed("indexes", name)
         return digest
 
-    def depends_on(self, rel: str, changed: set[str], index_changed: Callable[[str], bool]) -> bool | None:
-        """Whether the last check of ``rel`` read one of the ``changed`` paths, or consulted a
-        run-wide index for which ``index_changed(name)`` is true; None if unknown."""
+    def reads_of(self, rel: str) -> tuple[list[str], list[str]] | None:
+        """(the root-relative paths, the run-wide indexes) the last check of ``rel`` read; None if unknown."""
         entry = self.results.get(rel)
         if entry is None or not isinstance(entry.get("paths"), list) or not isinstance(entry.get("indexes"), dict):
             return None
-        return not changed.isdisjoint(entry["paths"]) or any(index_changed(name) for name in entry["indexes"])
+        return entry["paths"], list(entry["indexes"])
+
+    def depends_on(self, rel: str, changed: set[str], index_changed: Callable[[str], bool]) -> bool | None:
+        """Whether the last check of ``rel`` read one of the ``changed`` paths, or consulted a
+        run-wide index for which ``index_changed(name)`` is true; None if unknown."""
+        reads = self.reads_of(rel)
+        if reads is None:
+            return None
+        paths, indexes = reads
+        return not changed.isdisjoint(paths) or any(index_changed(name) for name in indexes)
+
+    def trusted_signature(self, rel: str) -> list[int] | None:
+        """The stat signature (size, mtime_ns, inode) this run trusted for ``rel``, here or in a
+        worker; None for a path it found missing. LookupError when it trusted none (the file was
+        hashed in its racy window, or is no regular file, or was not looked at)."""
+        if self._fingerprints.get(rel) == ABSENT:
+            return None
+        entry = self.files.get(rel)
+        signature = entry.get("stat") if entry is not None else None
+        if not (isinstance(signature, list) and len(signature) == 3):
+            raise LookupError(rel)
+        return signature
 
 
-def _read_json(path: Path) -> Any:
+def read_json(path: Path) -> Any:
     """The JSON document at ``path``, None if it cannot be read or parsed."""
     try:
         with open(path, "rb") as stream:
@@ -380,7 +402,7 @@ def _read_json(path: Path) -> Any:
 
 
 @contextlib.contextmanager
-def _kept_for_the_run() -> Iterator[None]:
+def kept_for_the_run() -> Iterator[None]:
     """Make objects that live as long as the run (a large repository's cache holds hundreds of
     thousands of containers) out of the garbage collector's reach: it is paused while they are
     made, and they then go to its permanent generation (``gc.freeze``). Otherwise collections set

@@ -199,7 +199,6 @@ def run_check(args: argparse.Namespace) -> int:
     from pytest_citations import git_history, parallel
     from pytest_citations.engine import Engine, Task, report_of, run_task
     from pytest_citations.progress import Progress
-    from pytest_citations.reporters import render, statistics
 
     paths = args.paths or [Path.cwd()]
     missing = [p for p in paths if not p.exists() and not p.is_symlink()]
@@ -221,6 +220,15 @@ def run_check(args: argparse.Namespace) -> int:
     elif selecting:
         engine.enable_cache(None)  # what each file reads must be learned, even if not kept
 
+    request = None
+    if engine.cache_folder is not None and not (selecting or args.fix):
+        from pytest_citations.replay import Request
+
+        request = Request(engine, paths, args.force_exclude, args.shard, args.baseline)
+        replayed = request.replayed()
+        if replayed is not None:
+            report, kept = replayed
+            return _report(args, engine, report, hits=kept)
     progress = Progress()
     if not args.fix:  # a fix goes one file after another
         parallel.claim_in_workers(engine, args.jobs)
@@ -249,18 +257,31 @@ def run_check(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     finally:
         progress.close()
-    engine.save_cache()
     report = report_of(tasks, results)
+    if request is not None and not any(d.code == INTERNAL_ERROR for d in report.diagnostics):
+        request.record(tasks, results)
+    engine.save_cache()
+    if args.fix:
+        total = sum(fixed.values())
+        print(f"citations: applied {total} fix{'es' if total != 1 else ''} in {len(fixed)} file{'s' if len(fixed) != 1 else ''}", file=sys.stderr)
+    caches = [e.cache for e in (engine, *engine.nested_engines) if e.caching and e.cache is not None]
+    return _report(args, engine, report, hits=sum(cache.hits for cache in caches))
+
+
+def _report(args: argparse.Namespace, engine: Engine, report, hits: int) -> int:
+    """Show the report as asked; the exit status."""
+    from pytest_citations import baseline as baseline_module
+    from pytest_citations.reporters import render, statistics
+
+    selecting = bool(args.since or args.affected_by)
     if args.verbose:
-        _say_counts(engine, len(tasks))
+        files = len(report.files)
+        print(f"citations: {files} file{'s' if files != 1 else ''} checked, {hits} from the cache", file=sys.stderr)
     if not report.files:
         if selecting:
             print("citations: no artifact file is affected by the changes", file=sys.stderr)
         else:
             print("citations: warning: no artifact files found under the given paths", file=sys.stderr)
-    if args.fix:
-        total = sum(fixed.values())
-        print(f"citations: applied {total} fix{'es' if total != 1 else ''} in {len(fixed)} file{'s' if len(fixed) != 1 else ''}", file=sys.stderr)
 
     if args.write_baseline:
         if not _write(args.write_baseline, baseline_module.dumps(report.diagnostics)):
@@ -342,12 +363,6 @@ def _affected_tasks(tasks, changed_for, jobs: int, progress) -> tuple[list, dict
     }
     chosen = set(certain) | set(known)
     return [task for task in tasks if task in chosen], known
-
-
-def _say_counts(engine: Engine, files: int) -> None:
-    caches = [e.cache for e in (engine, *engine.nested_engines) if e.caching and e.cache is not None]
-    hits = sum(cache.hits for cache in caches)
-    print(f"citations: {files} file{'s' if files != 1 else ''} checked, {hits} from the cache", file=sys.stderr)
 
 
 def _write(path: Path, text: str) -> bool:

@@ -137,6 +137,12 @@ class Engine:
                 setattr(self.config, name, codes)
 
     def _nested(self, rel: str) -> Engine:
+        nested = self.engine_below(rel)
+        self.nested_engines.append(nested)
+        return nested
+
+    def engine_below(self, rel: str) -> Engine:
+        """The engine of the root with settings of its own at folder ``rel``, set up as this one."""
         folder = self.config.root / rel
         nested = Engine(load_config(folder, self.kinds, self.registry), self.kinds, self.registry, self.baseline,
                         f"{self.display_prefix}{rel}/")
@@ -144,7 +150,6 @@ class Engine:
         nested.caching, nested.cache_folder = self.caching, self.cache_folder
         nested.nested_engines = self.nested_engines
         nested.claim_ahead = self.claim_ahead
-        self.nested_engines.append(nested)
         return nested
 
     # -- what kinds compute once per run, and the result cache --------------------------------
@@ -158,14 +163,19 @@ class Engine:
     def cache(self) -> ResultCache | None:
         """The result cache of this root and its settings, opened on first use."""
         if self._cache is None and self.caching:
-            from pytest_citations.cache import ResultCache, settings_key
+            from pytest_citations.cache import ResultCache
 
-            # Where the root lies seen from the cache folder: stable when a checkout moves with
-            # its cache, different for two roots sharing one cache folder.
-            where = os.path.relpath(self.config.root, self.cache_folder) if self.cache_folder else ""
-            key = settings_key(self.config, self.registry, self.kinds, Path(where).as_posix())
-            self._cache = ResultCache(self.cache_folder, self.config.root, key)
+            self._cache = ResultCache(self.cache_folder, self.config.root, self.cache_key())
         return self._cache
+
+    def cache_key(self) -> str:
+        """The key of this root's cache: its settings, rules and kinds, and where the root lies
+        seen from the cache folder (stable when a checkout moves with its cache, different for two
+        roots sharing one cache folder)."""
+        from pytest_citations.cache import settings_key
+
+        where = os.path.relpath(self.config.root, self.cache_folder) if self.cache_folder else ""
+        return settings_key(self.config, self.registry, self.kinds, Path(where).as_posix())
 
     def save_cache(self) -> None:
         """Write the cache of this engine and of every nested root it checked."""
@@ -289,8 +299,13 @@ class Engine:
             names = self._claim_names(rel, matchers)
         return self._kinds_of(names)
 
-    def _kinds_of(self, names: list[str]) -> tuple:
+    def kinds_named(self, names: list[str]) -> tuple:
         """The kinds of these names, in the order of ``self.kinds``."""
+        found = self._kinds_named.get(tuple(names))
+        return found if found is not None else self._kinds_of(names)
+
+    def _kinds_of(self, names: list[str]) -> tuple:
+        """The kinds of these names, in the order of ``self.kinds`` (remembered by the names)."""
         found = self._kinds_named[tuple(names)] = tuple(kind for kind in self.kinds if kind.name in names)
         return found
 
@@ -399,32 +414,21 @@ class Engine:
         walked = self._walks.get(key)
         if walked is None:
             walked = self._walks[key] = self._walk_tree(folder, excludes)
-        found, nested_here = walked
+        found, nested_here, _ = walked
         nested.extend(nested_here)
         yield from found
 
-    def _walk_tree(self, folder: Path, excludes: tuple[str, ...]) -> tuple[list[tuple[str, tuple]], list[str]]:
-        root = self.config.root
-        excluded = globs.matcher(excludes)
-        candidates: list[str] = []
-        nested: list[str] = []
-        for current, dirnames, filenames in os.walk(folder):
-            base = Path(current).relative_to(root).as_posix()
-            prefix = "" if base == "." else base + "/"
-            kept = []
-            for name in sorted(dirnames):
-                if excluded(prefix + name):
-                    continue
-                if has_settings(Path(current) / name):
-                    nested.append(prefix + name)
-                else:
-                    kept.append(name)
-            dirnames[:] = kept
-            candidates.extend(rel for rel in (prefix + name for name in sorted(filenames)) if not excluded(rel))
+    def _walk_tree(self, folder: Path, excludes: tuple[str, ...]) -> tuple[list[tuple[str, tuple]], list[str], list[str]]:
+        """(artifacts with their kinds, nested roots, every file the walk found)."""
+        candidates, nested = walk_files(self.config.root, folder, excludes)
         if self.claim_ahead is not None:
             self.claim_ahead(self, candidates)
         kinds_for = self.kinds_for
-        return [(rel, kinds) for rel in candidates if (kinds := kinds_for(rel))], nested
+        return [(rel, kinds) for rel in candidates if (kinds := kinds_for(rel))], nested, candidates
+
+    def walks(self) -> list[tuple[str, tuple[str, ...], list[str], list[str]]]:
+        """(folder, excludes, files found, nested roots) of every walk of this run, in order."""
+        return [(folder, excludes, candidates, nested) for (folder, excludes), (_, nested, candidates) in self._walks.items()]
 
     # -- checking ----------------------------------------------------------------------------
 
@@ -576,6 +580,28 @@ class Engine:
             fix=finding.fix,
             context=finding.context,
         )
+
+
+def walk_files(root: Path, folder: Path, excludes: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    """(root-relative paths of the files below ``folder`` that ``excludes`` leave, folders below
+    it with settings of their own), in a stable order; those folders are not entered."""
+    excluded = globs.matcher(excludes)
+    found: list[str] = []
+    nested: list[str] = []
+    for current, dirnames, filenames in os.walk(folder):
+        base = Path(current).relative_to(root).as_posix()
+        prefix = "" if base == "." else base + "/"
+        kept = []
+        for name in sorted(dirnames):
+            if excluded(prefix + name):
+                continue
+            if has_settings(Path(current) / name):
+                nested.append(prefix + name)
+            else:
+                kept.append(name)
+        dirnames[:] = kept
+        found.extend(rel for rel in (prefix + name for name in sorted(filenames)) if not excluded(rel))
+    return found, nested
 
 
 def run_task(task: Task, check_file=None) -> list[Diagnostic]:

@@ -40,6 +40,15 @@ def own_result_cache(monkeypatch, tmp_path_factory) -> Path:
 
 
 @pytest.fixture
+def without_replay(monkeypatch) -> None:
+    """``citations check`` goes through the result cache on every run, without the record of the
+    last run (pytest_citations.replay) answering first: for tests of the cache itself."""
+    from pytest_citations import replay
+
+    monkeypatch.setattr(replay.Request, "replayed", lambda self: None)
+
+
+@pytest.fixture
 def cache_folder(own_result_cache) -> Path:
     """The folder where ``citations check`` caches results in this test."""
     return own_result_cache

@@ -10,6 +10,9 @@ import pytest
 from memory_repo import CITING_A, MEMORIES, check
 from pytest_citations import cache as cache_module
 
+# The result cache underneath the record of the last run, which would answer these re-runs first.
+pytestmark = pytest.mark.usefixtures("without_replay")
+
 
 def edit_a(root, text="def alpha():\n    return 1\n# edited\n"):
     (root / "src" / "a.py").write_text(text)

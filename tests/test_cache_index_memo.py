@@ -14,6 +14,9 @@ from pytest_citations import cache as cache_module
 from pytest_citations import dependencies
 from pytest_citations.kinds import memories  # noqa: F401 (registers the memory index)
 
+# The result cache underneath the record of the last run, which would answer these re-runs first.
+pytestmark = pytest.mark.usefixtures("without_replay")
+
 
 @pytest.fixture
 def index_builds(monkeypatch):

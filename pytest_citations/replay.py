@@ -1,0 +1,389 @@
+"""Re-runs from a record of the last run: its report when nothing it read has changed, and only the
+files a change affects when a few things have.
+
+With the result cache alone, a re-run works file by file: it loads every entry, claims every file
+and verifies every result's key, and past some thousands of files that is most of a re-run. So a
+``citations check`` also leaves a *record* next to the cache, one per request (the same settings,
+paths, shard and baseline). It holds what each walk found, the stat signature (size, mtime_ns,
+inode) of every file the run read, which kinds claimed each file, what each check read (files and
+run-wide indexes, with the per-file shares of an index built from shares), and each file's
+diagnostics.
+
+A later run of the same request walks again and takes an ``lstat`` per recorded file:
+
+- the same files found and every signature the same: the recorded report;
+- some signatures differ: the files they affect are checked again (their own file changed, they
+  read a changed file, or they consulted an index built from one), without the result cache, and
+  the others keep their recorded diagnostics;
+- anything else (a file found or gone, a changed file claimed differently, more than
+  :data:`MAX_AFFECTED_SHARE` of the files affected, a damaged record): the run goes the usual way.
+
+The trust is the result cache's own (see :mod:`pytest_citations.cache`): a signature stands for
+the bytes, and a file modified within :data:`~pytest_citations.cache.RACY_SECONDS` of a run's start
+is not trusted, so that run writes no record (the previous one stays, and the file counts as
+changed). A run that crashed in a rule (C006), used a result the cache did not keep, or consulted
+an index built from no file of the work tree (the commit checked out, which no ``lstat`` sees) is
+not recorded. A symlinked file is recorded with its target's signature, which its own ``lstat``
+never matches: it always counts as changed.
+
+The record is one JSON document. Its rows are flat lists, since a re-run decodes all of them:
+
+- ``roots``: [root, shown prefix] of the request's root (0) and of each nested root;
+- ``walks``: [root number, folder, excludes, files found, nested roots];
+- ``extra``: [path, signature] of the settings files and the baseline;
+- ``names``: lists of kind or index names, which the rows below give by number;
+- ``files``: [root number, path, names of the kinds that claim it or null, size, mtime_ns, inode]
+  (null signature fields: the path was found missing);
+- ``indexes``: [root number, index name, its files' numbers, their shares or null];
+- ``tasks``: [root number, its file's number, kind names, index names, diagnostics, numbers of
+  the files it read...]; ``outside``: the diagnostics of paths outside every root; ``shown``: the
+  report's files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import os
+import stat
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from pytest_citations import __version__, dependencies
+from pytest_citations.cache import (
+    RACY_SECONDS,
+    diagnostic_from_json,
+    diagnostic_to_json,
+    kept_for_the_run,
+    prepare_folder,
+    read_json,
+)
+from pytest_citations.diagnostics import Diagnostic, sorted_diagnostics
+from pytest_citations.engine import Engine, Report, Task, walk_files
+from pytest_citations.fix import replace_atomically
+
+FORMAT = 1
+MAX_AFFECTED_SHARE = 0.1  # past this share of the files affected, the result cache and -j do better
+_UNTRUSTED = "untrusted"  # the signature of a path that is there but no regular file, or cannot be read
+_MISSING = [None, None, None]  # the signature fields of a file row for a path found missing
+
+
+class _NotRecordable(Exception):
+    """The run read something a record cannot vouch for."""
+
+
+class Request:
+    """One ``citations check`` request: replayed from its record, or recorded after a usual run."""
+
+    def __init__(self, engine: Engine, paths: list[Path], force_exclude: bool, shard: tuple[int, int] | None,
+                 baseline: Path | None) -> None:
+        self.engine = engine
+        self.started_ns = time.time_ns()
+        self.baseline = os.path.abspath(baseline) if baseline is not None else None
+        self.key = dependencies.digest((
+            FORMAT, __version__, engine.cache_key(), [os.path.abspath(p) for p in paths], force_exclude, shard,
+            self.baseline,
+        ))
+        self.path = engine.cache_folder / f"run-{self.key[:24]}.json"
+
+    # -- replaying -----------------------------------------------------------------------------
+
+    def replayed(self) -> tuple[Report, int] | None:
+        """(the report, how many files kept their recorded diagnostics), when the record answers
+        this run; None when it must go the usual way."""
+        with kept_for_the_run():
+            data = read_json(self.path)
+        if not (isinstance(data, dict) and data.get("format") == FORMAT and data.get("key") == self.key):
+            return None
+        try:
+            changed = _changes(data)
+            if changed is None:
+                return None
+            if not changed:
+                rows = [*data["outside"], *(row for task in data["tasks"] for row in task[4])]
+                diagnostics = sorted_diagnostics(diagnostic_from_json(row) for row in rows)
+                return Report(diagnostics, _strings(data["shown"])), len(data["tasks"])
+            partial = _Partial(self, data, changed)
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError):  # a damaged record
+            return None
+        with _without_cache(self.engine):
+            return partial.run()
+
+    # -- recording -----------------------------------------------------------------------------
+
+    def record(self, tasks: list[Task], results: list[list[Diagnostic]]) -> None:
+        """Leave a record of a usual run of ``tasks`` (from the result cache, which it filled),
+        when every file it read can vouch for it."""
+        try:
+            data = _Recorder(self, tasks, results).data()
+        except _NotRecordable:
+            return
+        self.write(data)
+
+    def write(self, data: dict[str, Any]) -> None:
+        """Write the record atomically; one that cannot be written is no error (the next run is
+        only slower)."""
+        try:
+            prepare_folder(self.engine.cache_folder)
+            text = json.dumps(data, separators=(",", ":"))
+            replace_atomically(self.path, text.encode("utf-8", "surrogateescape"), 0o644, durable=False)
+        except OSError:
+            return
+
+    def trusted(self, signature: Any) -> bool:
+        """Whether a signature taken in this run may stand for its file's bytes in the next."""
+        if signature is None:
+            return True
+        return isinstance(signature, list) and signature[1] < self.started_ns - RACY_SECONDS * 1e9
+
+
+class _Recorder:
+    """A record built from a usual run, its result cache and its walks."""
+
+    def __init__(self, request: Request, tasks: list[Task], results: list[list[Diagnostic]]) -> None:
+        self.request = request
+        self.tasks = tasks
+        self.results = results
+        self.engines = [request.engine, *request.engine.nested_engines]
+        self.caches = [engine.cache for engine in self.engines]
+        self.numbers: dict[tuple[int, str], int] = {}
+        self.files: list[list] = []
+        self.names: dict[tuple[str, ...], int] = {}
+
+    def data(self) -> dict[str, Any]:
+        if any(cache is None or cache.racy for cache in self.caches):
+            raise _NotRecordable
+        number_of = {id(engine): number for number, engine in enumerate(self.engines)}
+        for number, engine in enumerate(self.engines):
+            for _, _, found, _ in engine.walks():
+                for rel in found:
+                    if engine.claimable(rel):
+                        self._file(number, rel, [kind.name for kind in engine.kinds_for(rel)])
+        tasks, outside, consulted = [], [], {}
+        for task, found in zip(self.tasks, self.results, strict=True):
+            rows = [diagnostic_to_json(d) for d in found]
+            if not task.kinds:
+                outside.extend(rows)
+                continue
+            number = number_of[id(task.engine)]
+            reads = self.caches[number].reads_of(task.rel)
+            if reads is None:
+                raise _NotRecordable  # a result the cache did not keep: nothing says what it read
+            paths, indexes = reads
+            for name in indexes:
+                consulted.setdefault((number, name), None)
+            tasks.append([number, self._file(number, task.rel), self._name([kind.name for kind in task.kinds]),
+                          self._name(sorted(indexes)), rows, *(self._file(number, rel) for rel in paths)])
+        extra = [os.path.abspath(engine.config.source) for engine in self.engines if engine.config.source is not None]
+        extra += [self.request.baseline] if self.request.baseline else []
+        data = {
+            "format": FORMAT,
+            "key": self.request.key,
+            "roots": [[str(engine.config.root), engine.display_prefix] for engine in self.engines],
+            "walks": [[number, folder, list(excludes), found, nested]
+                      for number, engine in enumerate(self.engines) for folder, excludes, found, nested in engine.walks()],
+            "extra": [[path, self._trusted(_signature(path))] for path in dict.fromkeys(extra)],
+            "shown": [task.shown for task in self.tasks],
+            "outside": outside,
+            "indexes": [self._index(number, name) for number, name in consulted],
+            "tasks": tasks,
+        }
+        data["files"] = self.files  # after the indexes, whose files add to them
+        data["names"] = [list(names) for names in self.names]
+        return data
+
+    def _file(self, number: int, rel: str, claim: list[str] | None = None) -> int:
+        """The number of the file row of ``rel`` (at root ``number``), added on first use."""
+        key = (number, rel)
+        found = self.numbers.get(key)
+        if found is None:
+            try:
+                signature = self._trusted(self.caches[number].trusted_signature(rel))
+            except LookupError:
+                raise _NotRecordable from None
+            found = self.numbers[key] = len(self.files)
+            self.files.append([number, rel, None, *(signature or _MISSING)])
+        if claim is not None:
+            self.files[found][2] = self._name(claim)
+        return found
+
+    def _name(self, names: list[str]) -> int:
+        return self.names.setdefault(tuple(names), len(self.names))
+
+    def _trusted(self, signature: Any) -> Any:
+        if signature == _UNTRUSTED or not self.request.trusted(signature):
+            raise _NotRecordable
+        return signature
+
+    def _index(self, number: int, name: str) -> list:
+        """[root number, index name, its files' numbers, their shares or None]."""
+        sources = dependencies.INDEX_SOURCES.get(name)
+        if sources is None:
+            raise _NotRecordable  # built from nothing a signature sees
+        engine = self.engines[number]
+        rels = sources(engine)
+        shares = dependencies.SHARED.get(name)
+        return [number, name, [self._file(number, rel) for rel in rels],
+                None if shares is None else [shares.share(engine, rel) for rel in rels]]
+
+
+class _Partial:
+    """A re-run of the recorded files that the ``changed`` ones (number -> signature now) affect."""
+
+    def __init__(self, request: Request, data: dict[str, Any], changed: dict[int, Any]) -> None:
+        self.request = request
+        self.data = data
+        self.changed = changed
+        self.files = data["files"]
+        self.names = [_strings(names) for names in data["names"]]
+        self.prefixes = [prefix for _, prefix in data["roots"]]
+        self.engines: dict[int, Engine] = {0: request.engine}
+        touched = {(number, name) for number, name, sources, _ in data["indexes"] if not changed.keys().isdisjoint(sources)}
+        touching = {(number, names) for number, names in {(task[0], task[3]) for task in data["tasks"]}
+                    if any((number, name) in touched for name in self.names[names])}
+        self.affected = [position for position, task in enumerate(data["tasks"]) if (task[0], task[3]) in touching
+                         or task[1] in changed or not changed.keys().isdisjoint(task[5:])]
+        for position in self.affected:  # what the checks act on must be of the recorded shape
+            task = data["tasks"][position]
+            _strings(self.names[task[2]] + [self.files[task[1]][1]])
+        affected = set(self.affected)
+        self.kept = [diagnostic_from_json(row) for position, task in enumerate(data["tasks"])
+                     if position not in affected for row in task[4]]
+        self.kept += [diagnostic_from_json(row) for row in data["outside"]]
+        _strings(data["shown"])
+
+    def engine(self, number: int) -> Engine:
+        if number not in self.engines:
+            self.engines[number] = self.engines[0].engine_below(self.prefixes[number].rstrip("/"))
+        return self.engines[number]
+
+    def run(self) -> tuple[Report, int] | None:
+        tasks = self.data["tasks"]
+        if len(self.affected) > MAX_AFFECTED_SHARE * len(tasks):
+            return None
+        for number in self.changed:
+            engine_number, rel, claim, *_ = self.files[number]
+            if claim is not None and [kind.name for kind in self.engine(engine_number).kinds_for(rel)] != self.names[claim]:
+                return None  # claimed otherwise now: the files to check are not the recorded ones
+        self._seed_indexes({(tasks[position][0], name) for position in self.affected
+                            for name in self.names[tasks[position][3]]})
+        found = {position: self._check(position) for position in self.affected}
+        checked = [d for diagnostics, _ in found.values() for d in diagnostics]
+        report = Report(sorted_diagnostics([*self.kept, *checked]), self.data["shown"])
+        self._record(found)
+        return report, len(tasks) - len(self.affected)
+
+    def _seed_indexes(self, needed: set[tuple[int, str]]) -> None:
+        """Build the share-built indexes the checks will consult from the recorded shares, with
+        those of changed files computed again (the others are built on first use, as usual)."""
+        for row in self.data["indexes"]:
+            engine_number, name, sources, shares = row
+            if (engine_number, name) not in needed or shares is None or name not in dependencies.SHARED:
+                continue
+            engine = self.engine(engine_number)
+            shared = dependencies.SHARED[name]
+            for position, number in enumerate(sources):
+                if number in self.changed:
+                    shares[position] = shared.share(engine, self.files[number][1])
+            ordered = {self.files[number][1]: share for number, share in zip(sources, shares, strict=True)}
+            engine.index(name, functools.partial(shared.combine, engine, ordered))
+
+    def _check(self, position: int) -> tuple[list[Diagnostic], dependencies.Recorder]:
+        engine_number, file_number, kinds = self.data["tasks"][position][:3]
+        engine = self.engine(engine_number)
+        with dependencies.recording() as recorded:
+            found = engine.check_file(self.files[file_number][1], engine.kinds_named(self.names[kinds]))
+        return found, recorded
+
+    def _record(self, found: dict[int, tuple[list[Diagnostic], dependencies.Recorder]]) -> None:
+        """The record again, with the checked files' reads and diagnostics and the changed files'
+        signatures; none when one of those cannot be trusted yet (the old record stays)."""
+        files, names = self.files, self.data["names"]
+        for number, signature in self.changed.items():
+            if signature == _UNTRUSTED or not self.request.trusted(signature):
+                return
+            files[number][3:] = signature or _MISSING
+        numbers = {(row[0], row[1]): number for number, row in enumerate(files)}
+        roots = [root.rstrip(os.sep) + os.sep for root, _ in self.data["roots"]]
+        for position, (diagnostics, recorded) in found.items():
+            task = self.data["tasks"][position]
+            engine_number = task[0]
+            reads = {files[task[1]][1]} | {rel for rel in (_below(path, roots[engine_number]) for path in recorded.paths) if rel}
+            for rel in sorted(rel for rel in reads if (engine_number, rel) not in numbers):
+                signature = _signature(roots[engine_number] + rel)
+                if signature == _UNTRUSTED or not self.request.trusted(signature):
+                    return
+                numbers[(engine_number, rel)] = len(files)
+                files.append([engine_number, rel, None, *(signature or _MISSING)])
+            indexes = sorted(recorded.indexes)
+            if indexes not in names:
+                names.append(indexes)
+            task[3:] = [names.index(indexes), [diagnostic_to_json(d) for d in diagnostics],
+                        *sorted(numbers[(engine_number, rel)] for rel in reads)]
+        self.request.write(self.data)
+
+
+@contextlib.contextmanager
+def _without_cache(engine: Engine) -> Iterator[None]:
+    """The engine with its result cache off (a partial re-run goes by the record), then back on
+    and with what it worked out forgotten, for a usual run after it."""
+    engine.caching = False
+    try:
+        yield
+    finally:
+        engine.caching = True
+        engine.forget()
+
+
+def _changes(data: dict[str, Any]) -> dict[int, Any] | None:
+    """{number: signature now} of the recorded files whose signature is not the recorded one;
+    None when a walk finds other files than it did, or a settings or baseline file changed."""
+    roots = [Path(root) for root, _ in data["roots"]]
+    for number, folder, excludes, found, nested in data["walks"]:
+        if walk_files(roots[number], Path(folder), tuple(_strings(excludes))) != (found, nested):
+            return None
+    if any(_signature(path) != signature for path, signature in data["extra"]):
+        return None
+    prefixes = [str(root).rstrip(os.sep) + os.sep for root in roots]
+    changed = {}
+    lstat = os.lstat
+    for number, (engine_number, rel, _, *recorded) in enumerate(data["files"]):
+        try:
+            info = lstat(prefixes[engine_number] + rel)
+        except FileNotFoundError:
+            if recorded != _MISSING:
+                changed[number] = None
+            continue
+        except OSError:
+            changed[number] = _UNTRUSTED
+            continue
+        signature = [info.st_size, info.st_mtime_ns, info.st_ino]
+        if signature != recorded or not stat.S_ISREG(info.st_mode):
+            changed[number] = signature if stat.S_ISREG(info.st_mode) else _UNTRUSTED
+    return changed
+
+
+def _strings(value: Any) -> list[str]:
+    """``value``, a list of strings; TypeError otherwise."""
+    if not (isinstance(value, list) and all(isinstance(item, str) for item in value)):
+        raise TypeError("not a list of strings")
+    return value
+
+
+def _signature(path: str) -> list[int] | str | None:
+    """[size, mtime_ns, inode] of a regular file, None when there is none, else :data:`_UNTRUSTED`."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):
+        return _UNTRUSTED
+    return [info.st_size, info.st_mtime_ns, info.st_ino] if stat.S_ISREG(info.st_mode) else _UNTRUSTED
+
+
+def _below(path: str, prefix: str) -> str | None:
+    """The root-relative form of an absolute path a check read, None outside the root."""
+    return Path(path[len(prefix):]).as_posix() if path.startswith(prefix) else None

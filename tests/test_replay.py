@@ -1,0 +1,237 @@
+"""A re-run answered by the record of the last run (pytest_citations.replay): the same report as a
+check without any cache, whatever changed in between; and the usual run whenever the record cannot
+vouch for the answer."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+
+import pytest
+
+from conftest import PROJECT
+from pytest_citations import cache as cache_module
+from pytest_citations import replay
+from pytest_citations.cli import main
+
+MEMORIES = ".serena/memories"
+MANY = 30  # memories citing src/b.py; two more cite src/a.py, few enough to be re-checked alone
+
+
+def write_memory(root, name: str, cited: str, snippet: str, links: str = "") -> None:
+    (root / MEMORIES / f"{name}.md").write_text(
+        f'---\nid: {name}\n{links}citations:\n  - path: {cited}\n    line: 1\n    snippet: "{snippet}"\n---\n\n# {name}\n'
+    )
+
+
+def date_back(root, seconds: float = 60) -> None:
+    """Out of the racy window, as files checked out a while ago."""
+    for path in [root, *root.rglob("*")]:
+        os.utime(path, (time.time() - seconds, time.time() - seconds), follow_symlinks=False)
+
+
+@pytest.fixture
+def repo(tmp_path):
+    root = tmp_path / "repo"
+    (root / MEMORIES).mkdir(parents=True)
+    (root / "src").mkdir()
+    (root / "pyproject.toml").write_text("[tool.citations]\n")
+    (root / "src" / "a.py").write_text("def alpha():\n    return 1\n")
+    (root / "src" / "b.py").write_text("def beta():\n    return 2\n")
+    for number in range(MANY):
+        write_memory(root, f"b{number}", "src/b.py", "def beta():")
+    write_memory(root, "a0", "src/a.py", "def alpha():")
+    write_memory(root, "a1", "src/a.py", "def alpha():", links="links:\n  - related: b0\n")
+    date_back(root)
+    return root
+
+
+def run(capsys, root, *options) -> tuple[dict, int]:
+    """(the JSON report, files served from the cache or the record) of ``citations check root``."""
+    main(["check", str(root), "--format", "json", "-v", *options])
+    captured = capsys.readouterr()
+    hits = int(captured.err.split(" checked, ")[1].split(" from the cache")[0])
+    return json.loads(captured.out), hits
+
+
+def uncached(capsys, root) -> dict:
+    return run(capsys, root, "--no-cache")[0]
+
+
+def records(cache_folder):
+    return sorted(cache_folder.glob("run-*.json"))
+
+
+@pytest.fixture
+def cache_untouched(monkeypatch):
+    """Fail if the result cache is opened."""
+    def refuse(*args, **kwargs):
+        raise AssertionError("the result cache was opened")
+
+    monkeypatch.setattr(cache_module.ResultCache, "__init__", refuse)
+
+
+def test_a_rerun_with_nothing_changed_is_the_record(repo, capsys, cache_folder, monkeypatch):
+    first, hits = run(capsys, repo)
+    assert hits == 0 and len(records(cache_folder)) == 1
+    monkeypatch.setattr(cache_module.ResultCache, "__init__", lambda *a: pytest.fail("the result cache was opened"))
+    assert run(capsys, repo) == (first, MANY + 2)
+
+
+def test_a_changed_cited_file_rechecks_only_the_files_citing_it(repo, capsys, cache_folder, monkeypatch):
+    run(capsys, repo)
+    (repo / "src" / "a.py").write_text("def ALPHA():\n    return 1\n")  # both a-memories break
+    date_back(repo / "src" / "a.py", 30)
+    expected = uncached(capsys, repo)
+    assert {(d["path"], d["code"]) for d in expected["diagnostics"]} == {
+        (f"{MEMORIES}/a0.md", "M211"), (f"{MEMORIES}/a1.md", "M211")}
+    monkeypatch.setattr(cache_module.ResultCache, "__init__", lambda *a: pytest.fail("the result cache was opened"))
+    assert run(capsys, repo) == (expected, MANY)  # the two a-memories checked again
+    assert run(capsys, repo) == (expected, MANY + 2)  # the record was written again
+
+
+def test_a_change_in_its_racy_window_leaves_the_record_and_is_rechecked_each_time(repo, capsys, cache_folder):
+    run(capsys, repo)
+    (record,) = records(cache_folder)
+    before = record.read_bytes()
+    (repo / "src" / "a.py").write_text("def ALPHA():\n    return 1\n")  # just now: not to be trusted yet
+    expected = uncached(capsys, repo)
+    assert run(capsys, repo) == (expected, MANY)
+    assert record.read_bytes() == before
+    assert run(capsys, repo) == (expected, MANY)
+
+
+def test_a_changed_memory_id_rechecks_the_memories_linking_to_it(repo, capsys):
+    run(capsys, repo)
+    write_memory(repo, "b0", "src/b.py", "def beta():")
+    (repo / MEMORIES / "b0.md").write_text((repo / MEMORIES / "b0.md").read_text().replace("id: b0", "id: b0-renamed"))
+    date_back(repo / MEMORIES / "b0.md", 30)
+    expected = uncached(capsys, repo)
+    assert [(d["path"], d["code"]) for d in expected["diagnostics"]] == [(f"{MEMORIES}/a1.md", "M213")]
+    report, hits = run(capsys, repo)
+    assert report == expected
+
+
+@pytest.mark.parametrize("change", ["a new memory", "a deleted memory", "a new source file"])
+def test_other_files_found_go_the_usual_way(repo, capsys, change):
+    run(capsys, repo)
+    if change == "a new memory":
+        write_memory(repo, "new", "src/missing.py", "x")
+    elif change == "a deleted memory":
+        (repo / MEMORIES / "b0.md").unlink()
+    else:
+        (repo / "src" / "c.py").write_text("pass\n")
+    date_back(repo, 30)
+    expected = uncached(capsys, repo)
+    assert run(capsys, repo)[0] == expected
+    assert run(capsys, repo) == (expected, expected["files_checked"])  # recorded again, and replayed
+
+
+def test_a_file_now_claimed_by_another_kind_goes_the_usual_way(repo, capsys):
+    (repo / "docs").mkdir()
+    (repo / "docs" / "notes.md").write_text("# Notes\n\nNo front matter: not a memory.\n")
+    date_back(repo)
+    assert run(capsys, repo)[0]["files_checked"] == MANY + 2
+    (repo / "docs" / "notes.md").write_text('---\nid: notes\ncitations:\n  - path: src/a.py\n    line: 1\n    snippet: "nowhere"\n---\n')
+    date_back(repo / "docs" / "notes.md", 30)
+    expected = uncached(capsys, repo)
+    assert ("docs/notes.md", "M211") in {(d["path"], d["code"]) for d in expected["diagnostics"]}
+    assert run(capsys, repo)[0] == expected
+
+
+def test_too_many_files_affected_go_the_usual_way(repo, capsys, monkeypatch):
+    run(capsys, repo)
+    (repo / "src" / "b.py").write_text("def BETA():\n    return 2\n")
+    date_back(repo / "src" / "b.py", 30)
+    checked = []
+    monkeypatch.setattr(replay._Partial, "_check", lambda self, position: checked.append(position))
+    expected = uncached(capsys, repo)
+    assert run(capsys, repo)[0] == expected
+    assert checked == []  # 30 of 32 affected: not re-checked one by one without the cache
+
+
+@pytest.mark.parametrize("damage", [
+    "not JSON", "another format", "a files row of text", "a task of another shape", "signatures of text",
+    "walks of numbers", "names not lists", "a diagnostic row too short",
+])
+def test_a_damaged_record_is_not_trusted(repo, capsys, cache_folder, damage):
+    first, _ = run(capsys, repo)
+    (record,) = records(cache_folder)
+    data = json.loads(record.read_text())
+    (repo / "src" / "a.py").write_text("def ALPHA():\n    return 1\n")
+    date_back(repo / "src" / "a.py", 30)
+    if damage == "not JSON":
+        record.write_text(record.read_text()[:100])
+    else:
+        if damage == "another format":
+            data["format"] = replay.FORMAT + 1
+        elif damage == "a files row of text":
+            data["files"][0] = "src/a.py"
+        elif damage == "a task of another shape":
+            data["tasks"][0] = {"file": 0}
+        elif damage == "signatures of text":
+            data["files"] = [[*row[:3], "1", "2", "3"] for row in data["files"]]
+        elif damage == "walks of numbers":
+            data["walks"][0][3] = list(range(len(data["walks"][0][3])))
+        elif damage == "names not lists":
+            data["names"] = [7 for _ in data["names"]]
+        else:
+            for task in data["tasks"]:
+                task[4] = [["M211"]]
+        record.write_text(json.dumps(data))
+    expected = uncached(capsys, repo)
+    assert run(capsys, repo)[0] == expected
+
+
+def test_a_changed_baseline_goes_the_usual_way(repo, capsys, tmp_path):
+    (repo / "src" / "a.py").write_text("def ALPHA():\n    return 1\n")
+    date_back(repo)
+    baseline = tmp_path / "baseline.json"
+    assert main(["check", str(repo), "--write-baseline", str(baseline)]) == 0
+    capsys.readouterr()
+    os.utime(baseline, (time.time() - 60, time.time() - 60))
+    assert run(capsys, repo, "--baseline", str(baseline))[0]["diagnostics"] == []
+    assert run(capsys, repo, "--baseline", str(baseline))[0]["diagnostics"] == []  # replayed
+    data = json.loads(baseline.read_text())
+    baseline.write_text(json.dumps({**data, "entries": []}))  # the known findings are known no more
+    os.utime(baseline, (time.time() - 60, time.time() - 60))
+    report, _ = run(capsys, repo, "--baseline", str(baseline))
+    assert len(report["diagnostics"]) == 2
+
+
+def test_a_nested_root_is_replayed_and_rechecked_with_its_prefix(repo, capsys, cache_folder):
+    nested = repo / "tools"
+    (nested / MEMORIES).mkdir(parents=True)
+    (nested / "pyproject.toml").write_text("[tool.citations]\n")
+    (nested / "src").mkdir()
+    (nested / "src" / "t.py").write_text("def tool():\n    pass\n")
+    write_memory(nested, "t0", "src/t.py", "def tool():")
+    date_back(repo)
+    first, _ = run(capsys, repo)
+    assert run(capsys, repo) == (first, MANY + 3)
+    (nested / "src" / "t.py").write_text("def TOOL():\n    pass\n")
+    date_back(nested / "src" / "t.py", 30)
+    expected = uncached(capsys, repo)
+    assert [(d["path"], d["code"]) for d in expected["diagnostics"]] == [(f"tools/{MEMORIES}/t0.md", "M211")]
+    assert run(capsys, repo) == (expected, MANY + 2)
+
+
+def test_a_run_consulting_the_checked_out_commit_is_not_recorded(tmp_path, capsys, cache_folder):
+    root = tmp_path / "code"
+    shutil.copytree(PROJECT / "fixtures" / "code-tuples-repo", root)
+    date_back(root)
+    first, _ = run(capsys, root)
+    assert records(cache_folder) == []  # its tuples' checks consult git.head, which no lstat sees
+    assert run(capsys, root)[0] == first
+
+
+@pytest.mark.parametrize("fixture", sorted(p.name for p in (PROJECT / "fixtures").iterdir() if p.is_dir()))
+def test_every_fixture_replays_its_own_report(fixture, tmp_path, capsys):
+    root = tmp_path / fixture
+    shutil.copytree(PROJECT / "fixtures" / fixture, root, symlinks=True)
+    date_back(root)
+    first, _ = run(capsys, root)
+    assert run(capsys, root)[0] == first
+    assert run(capsys, root)[0] == uncached(capsys, root)
