@@ -448,9 +448,10 @@ def prepare_folder(folder: Path) -> None:
 
 
 def prune_folder(folder: Path, today: int) -> None:
-    """Delete cache files (of other versions or settings) not written for :data:`PRUNE_DAYS`."""
+    """Delete cache files (of other versions or settings) and records of runs
+    (:mod:`pytest_citations.replay`) not written for :data:`PRUNE_DAYS`."""
     try:
-        entries = [*folder.glob("results-*.json"), *folder.glob("delta-*.json")]
+        entries = [*folder.glob("results-*.json"), *folder.glob("delta-*.json"), *folder.glob("run-*.json")]
         for entry in entries:
             if entry.stat().st_mtime // 86400 < today - PRUNE_DAYS:
                 entry.unlink()

@@ -235,3 +235,14 @@ def test_every_fixture_replays_its_own_report(fixture, tmp_path, capsys):
     first, _ = run(capsys, root)
     assert run(capsys, root)[0] == first
     assert run(capsys, root)[0] == uncached(capsys, root)
+
+
+def test_records_not_written_for_thirty_days_are_pruned(repo, capsys, cache_folder):
+    run(capsys, repo)
+    stale = cache_folder / "run-0123456789abcdef01234567.json"  # another request's
+    stale.write_text("{}")
+    month_ago = time.time() - 31 * 86400
+    os.utime(stale, (month_ago, month_ago))
+    write_memory(repo, "new", "src/a.py", "def alpha():")  # a new file: the usual run, which saves the cache
+    run(capsys, repo)
+    assert not stale.exists() and len(records(cache_folder)) == 1
