@@ -221,11 +221,16 @@ def run_check(args: argparse.Namespace) -> int:
         engine.enable_cache(None)  # what each file reads must be learned, even if not kept
 
     request = None
-    if engine.cache_folder is not None and not (selecting or args.fix):
+    changed_for = _changes(args) if selecting else None
+    if engine.cache_folder is not None and not args.fix:
         from pytest_citations.replay import Request
 
         request = Request(engine, paths, args.force_exclude, args.shard, args.baseline)
-        replayed = request.replayed()
+        try:
+            replayed = request.replayed(changed_for)
+        except git_history.ChangesError as exc:
+            print(f"citations: error: --since {args.since}: {exc}", file=sys.stderr)
+            return EXIT_USAGE
         if replayed is not None:
             report, kept = replayed
             return _report(args, engine, report, hits=kept)
@@ -240,7 +245,6 @@ def run_check(args: argparse.Namespace) -> int:
             tasks = shard_of(tasks, args.shard)
         known: dict[Task, list] = {}
         if selecting:
-            changed_for = _changes(args)
             tasks, known = _affected_tasks(tasks, changed_for, args.jobs, progress)
         fixed: dict[str, int] = {}
         if args.fix:  # one file after another: a fix may change what the next file reads
@@ -258,7 +262,7 @@ def run_check(args: argparse.Namespace) -> int:
     finally:
         progress.close()
     report = report_of(tasks, results)
-    if request is not None and not any(d.code == INTERNAL_ERROR for d in report.diagnostics):
+    if request is not None and not selecting and not any(d.code == INTERNAL_ERROR for d in report.diagnostics):
         request.record(tasks, results)
     engine.save_cache()
     if args.fix:

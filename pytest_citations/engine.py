@@ -309,14 +309,14 @@ class Engine:
         found = self._kinds_named[tuple(names)] = tuple(kind for kind in self.kinds if kind.name in names)
         return found
 
-    def index_touched(self, name: str, changed: set[str]) -> bool:
+    def index_touched(self, name: str, changed: set[str], sources: list[str] | None = None) -> bool:
         """Whether the ``changed`` paths may have changed the run-wide index ``name``: one of them
-        is a file it is built from now, or is gone and is a path its kind claims by name (a
-        deleted memory or corpus file)."""
-        sources = dependencies.INDEX_SOURCES.get(name)
-        if sources is None or not changed:
+        is a file it is built from now (``sources``, when known already), or is gone and is a
+        path its kind claims by name (a deleted memory or corpus file)."""
+        listed = dependencies.INDEX_SOURCES.get(name)
+        if listed is None or not changed:
             return False
-        if not changed.isdisjoint(sources(self)):
+        if not changed.isdisjoint(listed(self) if sources is None else sources):
             return True
         kind = dependencies.INDEX_KINDS.get(name)
         root = self.config.root

@@ -48,7 +48,7 @@ import json
 import os
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -91,9 +91,11 @@ class Request:
 
     # -- replaying -----------------------------------------------------------------------------
 
-    def replayed(self) -> tuple[Report, int] | None:
+    def replayed(self, selection: Callable[[Engine], set[str]] | None = None) -> tuple[Report, int] | None:
         """(the report, how many files kept their recorded diagnostics), when the record answers
-        this run; None when it must go the usual way."""
+        this run; None when it must go the usual way. With ``selection`` (``--since`` and
+        ``--affected-by``: the changed paths of an engine's root), only the files those paths
+        affect are reported, as :mod:`pytest_citations.selection` chooses them."""
         with kept_for_the_run():
             data = read_json(self.path)
         if not (isinstance(data, dict) and data.get("format") == FORMAT and data.get("key") == self.key):
@@ -102,15 +104,13 @@ class Request:
             changed = _changes(data)
             if changed is None:
                 return None
+            rerun = _Rerun(self, data, changed, selection)
             if not changed:
-                rows = [*data["outside"], *(row for task in data["tasks"] for row in task[4])]
-                diagnostics = sorted_diagnostics(diagnostic_from_json(row) for row in rows)
-                return Report(diagnostics, _strings(data["shown"])), len(data["tasks"])
-            partial = _Partial(self, data, changed)
+                return rerun.report({})
         except (KeyError, IndexError, TypeError, ValueError, AttributeError):  # a damaged record
             return None
         with _without_cache(self.engine):
-            return partial.run()
+            return rerun.run()
 
     # -- recording -----------------------------------------------------------------------------
 
@@ -230,51 +230,88 @@ class _Recorder:
                 None if shares is None else [shares.share(engine, rel) for rel in rels]]
 
 
-class _Partial:
-    """A re-run of the recorded files that the ``changed`` ones (number -> signature now) affect."""
+class _Rerun:
+    """The recorded files a run reports (all, or those a selection affects), and among them those
+    that the ``changed`` files (number -> signature now) affect, which are checked again."""
 
-    def __init__(self, request: Request, data: dict[str, Any], changed: dict[int, Any]) -> None:
+    def __init__(self, request: Request, data: dict[str, Any], changed: dict[int, Any],
+                 selection: Callable[[Engine], set[str]] | None) -> None:
         self.request = request
         self.data = data
         self.changed = changed
+        self.tasks = data["tasks"]
         self.files = data["files"]
         self.names = [_strings(names) for names in data["names"]]
         self.prefixes = [prefix for _, prefix in data["roots"]]
         self.engines: dict[int, Engine] = {0: request.engine}
-        touched = {(number, name) for number, name, sources, _ in data["indexes"] if not changed.keys().isdisjoint(sources)}
-        touching = {(number, names) for number, names in {(task[0], task[3]) for task in data["tasks"]}
-                    if any((number, name) in touched for name in self.names[names])}
-        self.affected = [position for position, task in enumerate(data["tasks"]) if (task[0], task[3]) in touching
-                         or task[1] in changed or not changed.keys().isdisjoint(task[5:])]
+        self.selecting = selection is not None
+        self.reported = range(len(self.tasks)) if selection is None else self._affected_by(*self._selected(selection))
+        self.affected = self._affected_by(changed.keys(), among=self.reported) if changed else []
         for position in self.affected:  # what the checks act on must be of the recorded shape
-            task = data["tasks"][position]
+            task = self.tasks[position]
             _strings(self.names[task[2]] + [self.files[task[1]][1]])
         affected = set(self.affected)
-        self.kept = [diagnostic_from_json(row) for position, task in enumerate(data["tasks"])
-                     if position not in affected for row in task[4]]
-        self.kept += [diagnostic_from_json(row) for row in data["outside"]]
-        _strings(data["shown"])
+        rows = [row for position in self.reported if position not in affected for row in self.tasks[position][4]]
+        if not self.selecting:  # paths outside every root are reported only when named, never selected
+            rows += self.data["outside"]
+        self.kept = [diagnostic_from_json(row) for row in rows]
+        if self.selecting:
+            self.shown = [self.prefixes[task[0]] + self.files[task[1]][1] for task in map(self.tasks.__getitem__, self.reported)]
+        else:
+            self.shown = _strings(self.data["shown"])
 
     def engine(self, number: int) -> Engine:
         if number not in self.engines:
             self.engines[number] = self.engines[0].engine_below(self.prefixes[number].rstrip("/"))
         return self.engines[number]
 
+    def _affected_by(self, changed, touched: frozenset = frozenset(), among=None) -> list[int]:
+        """The positions of the tasks (``among`` them) whose own file or a file they read is one
+        of the ``changed`` (file numbers), or that consulted an index built from one, or one of
+        the ``touched`` (root number, index name)."""
+        touched = touched | {(number, name) for number, name, sources, _ in self.data["indexes"]
+                             if not changed.isdisjoint(sources)}
+        touching = {(number, names) for number, names in {(task[0], task[3]) for task in self.tasks}
+                    if any((number, name) in touched for name in self.names[names])}
+        tasks = self.tasks
+        return [position for position in (range(len(tasks)) if among is None else among)
+                if (tasks[position][0], tasks[position][3]) in touching or tasks[position][1] in changed
+                or not changed.isdisjoint(tasks[position][5:])]
+
+    def _selected(self, selection: Callable[[Engine], set[str]]) -> tuple[set[int], frozenset]:
+        """(the numbers of the recorded files among the selection's changed paths, the indexes
+        that its other paths may have changed: deleted files their kinds would have claimed)."""
+        paths = {number: selection(self.engine(number)) for number in range(len(self.prefixes))}
+        numbers = {number for number, row in enumerate(self.files) if row[1] in paths[row[0]]}
+        recorded = {(row[0], row[1]) for row in map(self.files.__getitem__, numbers)}
+        touched = frozenset(
+            (number, name) for number, name, _, _ in self.data["indexes"]
+            if self.engine(number).index_touched(name, {rel for rel in paths[number] if (number, rel) not in recorded}, sources=[])
+        )
+        return numbers, touched
+
     def run(self) -> tuple[Report, int] | None:
-        tasks = self.data["tasks"]
-        if len(self.affected) > MAX_AFFECTED_SHARE * len(tasks):
+        """Check the affected tasks again (the result cache off), and record the run anew; None
+        when the record cannot answer after all."""
+        if len(self.affected) > MAX_AFFECTED_SHARE * len(self.tasks):
             return None
         for number in self.changed:
             engine_number, rel, claim, *_ = self.files[number]
             if claim is not None and [kind.name for kind in self.engine(engine_number).kinds_for(rel)] != self.names[claim]:
                 return None  # claimed otherwise now: the files to check are not the recorded ones
-        self._seed_indexes({(tasks[position][0], name) for position in self.affected
-                            for name in self.names[tasks[position][3]]})
+        self._seed_indexes({(self.tasks[position][0], name) for position in self.affected
+                            for name in self.names[self.tasks[position][3]]})
         found = {position: self._check(position) for position in self.affected}
+        report = self.report(found)
+        if not self.selecting:  # (a selection leaves files that changed unchecked: its record would lie)
+            self._record(found)
+        return report
+
+    def report(self, found: dict[int, tuple[list[Diagnostic], dependencies.Recorder]]) -> tuple[Report, int]:
+        """The report of the reported tasks: the affected ones' diagnostics ``found`` again, the
+        others' recorded ones; and how many kept theirs."""
         checked = [d for diagnostics, _ in found.values() for d in diagnostics]
-        report = Report(sorted_diagnostics([*self.kept, *checked]), self.data["shown"])
-        self._record(found)
-        return report, len(tasks) - len(self.affected)
+        return Report(sorted_diagnostics([*self.kept, *checked]), self.shown), len(self.reported) - len(found)
 
     def _seed_indexes(self, needed: set[tuple[int, str]]) -> None:
         """Build the share-built indexes the checks will consult from the recorded shares, with
@@ -292,7 +329,7 @@ class _Partial:
             engine.index(name, functools.partial(shared.combine, engine, ordered))
 
     def _check(self, position: int) -> tuple[list[Diagnostic], dependencies.Recorder]:
-        engine_number, file_number, kinds = self.data["tasks"][position][:3]
+        engine_number, file_number, kinds = self.tasks[position][:3]
         engine = self.engine(engine_number)
         with dependencies.recording() as recorded:
             found = engine.check_file(self.files[file_number][1], engine.kinds_named(self.names[kinds]))
@@ -309,7 +346,7 @@ class _Partial:
         numbers = {(row[0], row[1]): number for number, row in enumerate(files)}
         roots = [root.rstrip(os.sep) + os.sep for root, _ in self.data["roots"]]
         for position, (diagnostics, recorded) in found.items():
-            task = self.data["tasks"][position]
+            task = self.tasks[position]
             engine_number = task[0]
             reads = {files[task[1]][1]} | {rel for rel in (_below(path, roots[engine_number]) for path in recorded.paths) if rel}
             for rel in sorted(rel for rel in reads if (engine_number, rel) not in numbers):

@@ -45,7 +45,7 @@ def without_replay(monkeypatch) -> None:
     last run (pytest_citations.replay) answering first: for tests of the cache itself."""
     from pytest_citations import replay
 
-    monkeypatch.setattr(replay.Request, "replayed", lambda self: None)
+    monkeypatch.setattr(replay.Request, "replayed", lambda self, selection=None: None)
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 import time
 
 import pytest
@@ -146,7 +147,7 @@ def test_too_many_files_affected_go_the_usual_way(repo, capsys, monkeypatch):
     (repo / "src" / "b.py").write_text("def BETA():\n    return 2\n")
     date_back(repo / "src" / "b.py", 30)
     checked = []
-    monkeypatch.setattr(replay._Partial, "_check", lambda self, position: checked.append(position))
+    monkeypatch.setattr(replay._Rerun, "_check", lambda self, position: checked.append(position))
     expected = uncached(capsys, repo)
     assert run(capsys, repo)[0] == expected
     assert checked == []  # 30 of 32 affected: not re-checked one by one without the cache
@@ -246,3 +247,45 @@ def test_records_not_written_for_thirty_days_are_pruned(repo, capsys, cache_fold
     write_memory(repo, "new", "src/a.py", "def alpha():")  # a new file: the usual run, which saves the cache
     run(capsys, repo)
     assert not stale.exists() and len(records(cache_folder)) == 1
+
+
+def selected(capsys, root, *options) -> tuple[set, int]:
+    """(the (path, code) of every diagnostic, files checked) of a run selecting files."""
+    main(["check", str(root), "--format", "json", *options])
+    data = json.loads(capsys.readouterr().out)
+    return {(d["path"], d["code"]) for d in data["diagnostics"]}, data["files_checked"]
+
+
+@pytest.mark.parametrize("named", [
+    ["src/a.py"],  # cited by a0 and a1
+    [f"{MEMORIES}/b3.md"],  # a file of the memory index: every memory consulted it
+    ["docs/gone.md"],  # gone, and a memory by its front matter it could have been
+    ["src/gone.py", "notes.txt"],  # gone or never there, and of no kind
+])
+def test_affected_by_from_the_record_selects_as_the_usual_run(repo, capsys, monkeypatch, named):
+    (repo / "src" / "b.py").write_text("def BETA():\n    return 2\n")  # every b-memory reports M211
+    date_back(repo)
+    run(capsys, repo)
+    monkeypatch.chdir(repo)
+    expected = selected(capsys, repo, "--affected-by", *named, "--no-cache")
+    monkeypatch.setattr(cache_module.ResultCache, "__init__", lambda *a: pytest.fail("the result cache was opened"))
+    assert selected(capsys, repo, "--affected-by", *named) == expected
+
+
+def test_since_from_the_record_rechecks_the_selected_files_only(repo, capsys, cache_folder):
+    env = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
+    env.update(GIT_AUTHOR_NAME="Ada", GIT_AUTHOR_EMAIL="ada@example.org", GIT_COMMITTER_NAME="Ada",
+               GIT_COMMITTER_EMAIL="ada@example.org", GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1")
+    for args in (["init", "-q", "-b", "main"], ["add", "."], ["commit", "-q", "-m", "start"]):
+        subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, env=env)
+    date_back(repo)
+    run(capsys, repo)
+    (record,) = records(cache_folder)
+    before = record.read_bytes()
+    (repo / "src" / "a.py").write_text("def ALPHA():\n    return 1\n")  # a0 and a1 break
+    date_back(repo / "src" / "a.py", 30)
+    expected = selected(capsys, repo, "--since", "HEAD", "--no-cache")
+    assert expected == ({(f"{MEMORIES}/a0.md", "M211"), (f"{MEMORIES}/a1.md", "M211")}, 2)
+    assert selected(capsys, repo, "--since", "HEAD") == expected
+    assert record.read_bytes() == before  # a selection leaves the record as it was
+    assert run(capsys, repo)[0] == uncached(capsys, repo)  # and the next full run is right
