@@ -43,6 +43,8 @@ MAX_ROWS_READ_WHOLE = 100_000
 # Chunk texts are read whole (see Store.chunk_texts) once a run has asked for this many briefs' texts,
 # and only when they hold at most this many characters in all.
 TEXTS_READ_WHOLE_AFTER = 32
+# Likewise every id (see Store.read_keys), once a run has asked about this many briefs' ids.
+IDS_READ_WHOLE_AFTER = 32
 MAX_TEXT_READ_WHOLE = 64 * 1024 * 1024
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
@@ -171,6 +173,7 @@ class Store:
     _complete: bool = False  # whether _docs and _chunks hold every id (see read_keys)
     _texts: dict[str, Any] | None = None  # every chunk's text by id, once read whole (see chunk_texts)
     _texts_asked: int = 0  # chunk_texts calls so far
+    _ids_asked: int = 0  # holds_every_id calls so far
 
     def _plain_unique_id(self, table: str) -> bool:
         """Whether ``table``'s ``id`` is compared as plain text (TEXT or no affinity, no COLLATE in
@@ -275,15 +278,18 @@ class Store:
             return None
 
     def holds_every_id(self) -> bool:
-        """Whether every document id and chunk's document is held in memory (see :meth:`read_keys`),
-        so that :meth:`preload` has nothing to do."""
-        self.read_keys()
+        """Whether every document id and chunk's document is held in memory, so that
+        :meth:`preload` has nothing to do; asked once per brief. They are read whole (see
+        :meth:`read_keys`) once a run has asked about :data:`IDS_READ_WHOLE_AFTER` briefs, so
+        that checking a few briefs never reads a large store whole."""
+        self._ids_asked += 1
+        if self._ids_asked > IDS_READ_WHOLE_AFTER:
+            self.read_keys()
         return self._complete
 
     def preload(self, doc_ids: list[str], chunk_ids: list[str]) -> None:
         """Look up at once the documents and chunks not looked up yet, so that ``has_document`` and
         ``chunk_document`` answer from memory; on a store error each is looked up alone, as before."""
-        self.read_keys()
         if self._complete:
             return
         docs = [doc_id for doc_id in dict.fromkeys(doc_ids) if doc_id not in self._docs]

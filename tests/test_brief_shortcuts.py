@@ -74,6 +74,19 @@ HEADING_PIECES = [
 ]
 
 
+def test_ids_are_read_whole_only_after_many_briefs(tmp_path, monkeypatch):
+    from pytest_citations import evidence_store
+
+    store = store_with_chunks(tmp_path / "s.sqlite")
+    reads = []
+    read_keys = evidence_store.Store.read_keys
+    monkeypatch.setattr(evidence_store.Store, "read_keys", lambda self: reads.append(1) or read_keys(self))
+    assert [store.holds_every_id() for _ in range(evidence_store.IDS_READ_WHOLE_AFTER)] == [False] * evidence_store.IDS_READ_WHOLE_AFTER
+    store.preload(["d1"], ["c1"])  # a few briefs' ids: looked up, never the store read whole
+    assert reads == []
+    assert store.holds_every_id() is True and reads == [1]
+
+
 @settings(max_examples=800, deadline=None)
 @given(st.lists(st.sampled_from(HEADING_PIECES), max_size=16).map("".join))
 def test_headings_of_generated_texts_read_the_same(text):

@@ -564,6 +564,7 @@ def test_ids_read_whole_answer_as_their_queries(tmp_path, schema, max_rows, monk
     connection.close()
     read = evidence_store.open_readonly(tmp_path, "s.sqlite")
     keys = [f"{p}{n}" for p in "dDcC" for n in range(14)] + ["5", "05", 5]
+    read.read_keys()
     read.preload([k for k in keys if isinstance(k, str)], [k for k in keys if isinstance(k, str)])
     assert read._complete == (schema in ("the project's", "without rowid", "untyped ids") and max_rows == 100)
     alone = evidence_store.open_readonly(tmp_path, "s.sqlite")
