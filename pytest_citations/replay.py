@@ -69,6 +69,8 @@ FORMAT = 1
 MAX_AFFECTED_SHARE = 0.1  # past this share of the files affected, the result cache and -j do better
 _UNTRUSTED = "untrusted"  # the signature of a path that is there but no regular file, or cannot be read
 _MISSING = [None, None, None]  # the signature fields of a file row for a path found missing
+# What reading a record of another shape raises; such a record is not trusted (the usual run goes on).
+_DAMAGED = (KeyError, IndexError, TypeError, ValueError, AttributeError)
 
 
 class _NotRecordable(Exception):
@@ -81,11 +83,11 @@ class Request:
     def __init__(self, engine: Engine, paths: list[Path], force_exclude: bool, shard: tuple[int, int] | None,
                  baseline: Path | None) -> None:
         self.engine = engine
+        self.paths = paths
         self.started_ns = time.time_ns()
         self.baseline = os.path.abspath(baseline) if baseline is not None else None
         self.key = dependencies.digest((
-            FORMAT, __version__, engine.cache_key(), [os.path.abspath(p) for p in paths], force_exclude, shard,
-            self.baseline,
+            FORMAT, __version__, engine.cache_key(), [_resolved(p) for p in paths], force_exclude, shard, self.baseline,
         ))
         self.path = engine.cache_folder / f"run-{self.key[:24]}.json"
 
@@ -102,15 +104,16 @@ class Request:
             return None
         try:
             changed = _changes(data)
-            if changed is None:
-                return None
-            rerun = _Rerun(self, data, changed, selection)
-            if not changed:
-                return rerun.report({})
-        except (KeyError, IndexError, TypeError, ValueError, AttributeError):  # a damaged record
+        except _DAMAGED:
             return None
-        with _without_cache(self.engine):
-            return rerun.run()
+        if changed is None:
+            return None
+        with _without_cache(self.engine):  # (and the nested roots' engines, made from it)
+            try:
+                rerun = _Rerun(self, data, changed, selection)
+                return rerun.run() if changed else rerun.report({})
+            except _DAMAGED:
+                return None
 
     # -- recording -----------------------------------------------------------------------------
 
@@ -157,11 +160,12 @@ class _Recorder:
         if any(cache is None or cache.racy for cache in self.caches):
             raise _NotRecordable
         number_of = {id(engine): number for number, engine in enumerate(self.engines)}
+        named = [rel for path in self.request.paths if not path.is_dir() and (rel := self.request.engine.relative(path))]
         for number, engine in enumerate(self.engines):
-            for _, _, found, _ in engine.walks():
-                for rel in found:
-                    if engine.claimable(rel):
-                        self._file(number, rel, [kind.name for kind in engine.kinds_for(rel)])
+            found = [rel for _, _, walked, _ in engine.walks() for rel in walked]
+            for rel in (found + named if number == 0 else found):
+                if engine.claimable(rel):  # whether a kind claims it may depend on its head
+                    self._file(number, rel, [kind.name for kind in engine.kinds_for(rel)])
         tasks, outside, consulted = [], [], {}
         for task, found in zip(self.tasks, self.results, strict=True):
             rows = [diagnostic_to_json(d) for d in found]
@@ -175,11 +179,13 @@ class _Recorder:
             paths, indexes = reads
             for name in indexes:
                 consulted.setdefault((number, name), None)
-            tasks.append([number, self._file(number, task.rel), self._name([kind.name for kind in task.kinds]),
+            kinds = [kind.name for kind in task.kinds]
+            tasks.append([number, self._file(number, task.rel, kinds), self._name(kinds),
                           self._name(sorted(indexes)), rows, *(self._file(number, rel) for rel in paths)])
+        indexes = [self._index(number, name) for number, name in consulted]  # before the walks: it may walk
         extra = [os.path.abspath(engine.config.source) for engine in self.engines if engine.config.source is not None]
         extra += [self.request.baseline] if self.request.baseline else []
-        data = {
+        return {
             "format": FORMAT,
             "key": self.request.key,
             "roots": [[str(engine.config.root), engine.display_prefix] for engine in self.engines],
@@ -188,12 +194,11 @@ class _Recorder:
             "extra": [[path, self._trusted(_signature(path))] for path in dict.fromkeys(extra)],
             "shown": [task.shown for task in self.tasks],
             "outside": outside,
-            "indexes": [self._index(number, name) for number, name in consulted],
+            "indexes": indexes,
             "tasks": tasks,
+            "files": self.files,
+            "names": [list(names) for names in self.names],
         }
-        data["files"] = self.files  # after the indexes, whose files add to them
-        data["names"] = [list(names) for names in self.names]
-        return data
 
     def _file(self, number: int, rel: str, claim: list[str] | None = None) -> int:
         """The number of the file row of ``rel`` (at root ``number``), added on first use."""
@@ -202,8 +207,10 @@ class _Recorder:
         if found is None:
             try:
                 signature = self._trusted(self.caches[number].trusted_signature(rel))
-            except LookupError:
-                raise _NotRecordable from None
+            except LookupError:  # not looked at here: a -j worker may have found it missing
+                signature = _signature(str(self.engines[number].config.root / rel))
+                if signature is not None:
+                    raise _NotRecordable from None
             found = self.numbers[key] = len(self.files)
             self.files.append([number, rel, None, *(signature or _MISSING)])
         if claim is not None:
@@ -339,6 +346,12 @@ class _Rerun:
         """The record again, with the checked files' reads and diagnostics and the changed files'
         signatures; none when one of those cannot be trusted yet (the old record stays)."""
         files, names = self.files, self.data["names"]
+        indexed = {(row[0], row[1]) for row in self.data["indexes"]}
+        for position, (diagnostics, recorded) in found.items():
+            if any(d.code == "C006" for d in diagnostics):
+                return  # a crash is checked again next time, never replayed
+            if any((self.tasks[position][0], name) not in indexed for name in recorded.indexes):
+                return  # an index the record does not know the files of (the next usual run records it)
         for number, signature in self.changed.items():
             if signature == _UNTRUSTED or not self.request.trusted(signature):
                 return
@@ -419,6 +432,15 @@ def _signature(path: str) -> list[int] | str | None:
     except (OSError, ValueError):
         return _UNTRUSTED
     return [info.st_size, info.st_mtime_ns, info.st_ino] if stat.S_ISREG(info.st_mode) else _UNTRUSTED
+
+
+def _resolved(path: Path) -> str:
+    """A path named on the command line as the engine reads it: a folder resolved, a file's
+    folder resolved (a symlinked folder named twice may lead to two places)."""
+    if os.path.isdir(path):
+        return os.path.realpath(path)
+    folder, name = os.path.split(os.path.abspath(path))
+    return os.path.join(os.path.realpath(folder), name)
 
 
 def _below(path: str, prefix: str) -> str | None:

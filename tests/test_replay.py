@@ -289,3 +289,88 @@ def test_since_from_the_record_rechecks_the_selected_files_only(repo, capsys, ca
     assert selected(capsys, repo, "--since", "HEAD") == expected
     assert record.read_bytes() == before  # a selection leaves the record as it was
     assert run(capsys, repo)[0] == uncached(capsys, repo)  # and the next full run is right
+
+
+def test_an_index_first_consulted_in_a_rerun_is_followed_after_it(repo, capsys):
+    """A re-checked file that now consults an index the record has no files for (an eval record's
+    first section id) leaves the record as it was, so that a later change to that index's files
+    (the corpus) is seen."""
+    (repo / "data").mkdir()
+    (repo / "eval").mkdir()
+    section = '{"schema_version": "retrieval-corpus.v1", "doc_id": "EAR-%s", "section_id": "EAR-%s", "chunk_kind": "section", "text": "a"}\n'
+    (repo / "data" / "corpus.jsonl").write_text(section % ("740.1", "740.1") + section % ("736.2", "736.2"))
+    (repo / "eval" / "q.v1.jsonl").write_text('{"id": "q1", "question": "x"}\n')
+    (repo / "pyproject.toml").write_text('[tool.citations]\nignore = ["E506"]\n')
+    date_back(repo)
+    run(capsys, repo)
+    (repo / "eval" / "q.v1.jsonl").write_text('{"id": "q1", "question": "x", "ear_sections": ["EAR-740.1"]}\n')
+    date_back(repo / "eval" / "q.v1.jsonl", 40)
+    assert run(capsys, repo)[0] == uncached(capsys, repo)
+    (repo / "data" / "corpus.jsonl").write_text(section % ("736.2", "736.2"))
+    date_back(repo / "data" / "corpus.jsonl", 30)
+    expected = uncached(capsys, repo)
+    assert ("eval/q.v1.jsonl", "E505") in {(d["path"], d["code"]) for d in expected["diagnostics"]}
+    assert run(capsys, repo)[0] == expected
+
+
+def test_a_named_file_that_becomes_an_artifact_is_checked(repo, capsys):
+    notes = repo / "docs" / "notes.md"
+    notes.parent.mkdir()
+    notes.write_text("# Notes\n")
+    date_back(repo)
+    assert run(capsys, notes)[0]["files_checked"] == 0
+    notes.write_text('---\nid: notes\ncitations:\n  - path: src/a.py\n    line: 1\n    snippet: "nowhere"\n---\n')
+    date_back(notes, 30)
+    expected = uncached(capsys, notes)
+    assert [(d["path"], d["code"]) for d in expected["diagnostics"]] == [("docs/notes.md", "M211")]
+    assert run(capsys, notes)[0] == expected
+
+
+def test_a_symlinked_folder_that_leads_elsewhere_now_is_another_request(repo, capsys):
+    for version, snippet in (("v1", "def alpha():"), ("v2", "nowhere")):
+        (repo / version).mkdir()
+        (repo / version / "m.md").write_text(
+            f'---\nid: {version}\ncitations:\n  - path: src/a.py\n    line: 1\n    snippet: "{snippet}"\n---\n')
+    (repo / "current").symlink_to("v1")
+    date_back(repo)
+    assert run(capsys, repo / "current")[0]["diagnostics"] == []
+    (repo / "current").unlink()
+    (repo / "current").symlink_to("v2")
+    os.utime(repo / "current", (time.time() - 60, time.time() - 60), follow_symlinks=False)
+    expected = uncached(capsys, repo / "current")
+    assert [d["code"] for d in expected["diagnostics"]] == ["M211"]
+    assert run(capsys, repo / "current")[0] == expected
+
+
+def test_a_crash_in_a_rerun_is_checked_again_next_time(repo, capsys, monkeypatch):
+    from pytest_citations.kinds import memories
+
+    run(capsys, repo)
+    (repo / "src" / "a.py").write_text("def ALPHA():\n    return 1\n")
+    date_back(repo / "src" / "a.py", 30)
+    real = memories.verify_citation
+    monkeypatch.setattr(memories, "verify_citation", lambda *a, **k: (_ for _ in ()).throw(RuntimeError("transient")))
+    assert "C006" in {d["code"] for d in run(capsys, repo)[0]["diagnostics"]}
+    monkeypatch.setattr(memories, "verify_citation", real)
+    expected = uncached(capsys, repo)
+    assert "C006" not in {d["code"] for d in expected["diagnostics"]}
+    assert run(capsys, repo)[0] == expected
+
+
+@pytest.mark.parametrize("damage", ["shares cut short", "a claim of no names", "a prefix of no text"])
+def test_a_record_damaged_where_a_rerun_reads_it_goes_the_usual_way(repo, capsys, cache_folder, damage):
+    run(capsys, repo)
+    (record,) = records(cache_folder)
+    data = json.loads(record.read_text())
+    (repo / "src" / "a.py").write_text("def ALPHA():\n    return 1\n")
+    date_back(repo / "src" / "a.py", 30)
+    a_py = next(number for number, row in enumerate(data["files"]) if row[1] == "src/a.py")
+    if damage == "shares cut short":
+        data["indexes"][0][3] = data["indexes"][0][3][:1]
+    elif damage == "a claim of no names":
+        data["files"][a_py][2] = 999
+        data["files"] = [row if row[2] is None else [*row[:2], 999, *row[3:]] for row in data["files"]]
+    else:
+        data["roots"][0][1] = 7
+    record.write_text(json.dumps(data))
+    assert run(capsys, repo)[0] == uncached(capsys, repo)
