@@ -372,11 +372,14 @@ class ResultCache:
 
     def depends_on(self, rel: str, changed: set[str], index_changed: Callable[[str], bool]) -> bool | None:
         """Whether the last check of ``rel`` read one of the ``changed`` paths, or consulted a
-        run-wide index for which ``index_changed(name)`` is true; None if unknown."""
+        run-wide index for which ``index_changed(name)`` is true; None if unknown, or if what it
+        read has changed since (it may read other files now)."""
         reads = self.reads_of(rel)
         if reads is None:
             return None
         paths, indexes = reads
+        if self.paths_digest(paths) != self.results[rel].get("digest"):
+            return None
         return not changed.isdisjoint(paths) or any(index_changed(name) for name in indexes)
 
     def trusted_signature(self, rel: str) -> list[int] | None:

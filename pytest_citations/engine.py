@@ -311,26 +311,30 @@ class Engine:
 
     def index_touched(self, name: str, changed: set[str], sources: list[str] | None = None) -> bool:
         """Whether the ``changed`` paths may have changed the run-wide index ``name``: one of them
-        is a file it is built from now (``sources``, when known already), or is gone and is a
-        path its kind claims by name (a deleted memory or corpus file)."""
+        is a path its kind claims by its include or sniff globs (it may be one of the files the
+        index is built from, or have been one: deleted, or its head no longer claimed), or is one
+        of those files now (``sources``, when known already)."""
         listed = dependencies.INDEX_SOURCES.get(name)
         if listed is None or not changed:
             return False
-        if not changed.isdisjoint(listed(self) if sources is None else sources):
-            return True
         kind = dependencies.INDEX_KINDS.get(name)
-        root = self.config.root
-        return any(self._path_claimed_by(kind, rel) and not os.path.lexists(root / rel) for rel in changed)
+        if any(self._path_claimed_by(kind, rel) for rel in changed):
+            return True
+        return not changed.isdisjoint(listed(self) if sources is None else sources)
 
     def _path_claimed_by(self, kind_name: str | None, rel: str) -> bool:
-        """Whether the kind ``kind_name`` claims a file at ``rel`` by its include or sniff globs
-        (a sniffed file is claimed only if its head also says so)."""
+        """Whether the kind ``kind_name`` would claim a file at ``rel`` by its include or sniff
+        globs (by its path alone: whether its head says so is not asked)."""
         if self.is_excluded(rel):
             return False
         for kind, claims, excluded in self._matchers()[1]:
             if kind.name == kind_name:
                 return claims(rel) is not None and not excluded(rel)
         return False
+
+    def settings_rel(self) -> str | None:
+        """The root-relative path of the settings file of this root, None when it has none there."""
+        return None if self.config.source is None else self.relative(self.config.source)
 
     def claimable(self, rel: str) -> bool:
         """Whether any kind's include or sniff globs match ``rel`` (else no kind claims it)."""

@@ -252,50 +252,58 @@ class _Rerun:
         self.prefixes = [prefix for _, prefix in data["roots"]]
         self.engines: dict[int, Engine] = {0: request.engine}
         self.selecting = selection is not None
-        self.reported = range(len(self.tasks)) if selection is None else self._affected_by(*self._selected(selection))
-        self.affected = self._affected_by(changed.keys(), among=self.reported) if changed else []
+        self.affected = self._reading(changed.keys(), self._touched(changed.keys())) if changed else []
         for position in self.affected:  # what the checks act on must be of the recorded shape
             task = self.tasks[position]
             _strings(self.names[task[2]] + [self.files[task[1]][1]])
-        affected = set(self.affected)
-        rows = [row for position in self.reported if position not in affected for row in self.tasks[position][4]]
-        if not self.selecting:  # paths outside every root are reported only when named, never selected
-            rows += self.data["outside"]
-        self.kept = [diagnostic_from_json(row) for row in rows]
-        if self.selecting:
-            self.shown = [self.prefixes[task[0]] + self.files[task[1]][1] for task in map(self.tasks.__getitem__, self.reported)]
+        if selection is None:
+            self.reported = list(range(len(self.tasks)))
         else:
-            self.shown = _strings(self.data["shown"])
+            self._select(selection)
 
     def engine(self, number: int) -> Engine:
         if number not in self.engines:
             self.engines[number] = self.engines[0].engine_below(self.prefixes[number].rstrip("/"))
         return self.engines[number]
 
-    def _affected_by(self, changed, touched: frozenset = frozenset(), among=None) -> list[int]:
-        """The positions of the tasks (``among`` them) whose own file or a file they read is one
-        of the ``changed`` (file numbers), or that consulted an index built from one, or one of
-        the ``touched`` (root number, index name)."""
-        touched = touched | {(number, name) for number, name, sources, _ in self.data["indexes"]
-                             if not changed.isdisjoint(sources)}
+    def _touched(self, changed) -> set[tuple[int, str]]:
+        """(root number, index name) of the indexes built from one of the ``changed`` (file numbers)."""
+        return {(number, name) for number, name, sources, _ in self.data["indexes"] if not changed.isdisjoint(sources)}
+
+    def _reading(self, changed, touched: set[tuple[int, str]]) -> list[int]:
+        """The positions of the tasks whose own file or a file they read is one of the ``changed``
+        (file numbers), or that consulted one of the ``touched`` indexes."""
         touching = {(number, names) for number, names in {(task[0], task[3]) for task in self.tasks}
                     if any((number, name) in touched for name in self.names[names])}
-        tasks = self.tasks
-        return [position for position in (range(len(tasks)) if among is None else among)
-                if (tasks[position][0], tasks[position][3]) in touching or tasks[position][1] in changed
-                or not changed.isdisjoint(tasks[position][5:])]
+        return [position for position, task in enumerate(self.tasks)
+                if (task[0], task[3]) in touching or task[1] in changed or not changed.isdisjoint(task[5:])]
 
-    def _selected(self, selection: Callable[[Engine], set[str]]) -> tuple[set[int], frozenset]:
-        """(the numbers of the recorded files among the selection's changed paths, the indexes
-        that its other paths may have changed: deleted files their kinds would have claimed)."""
-        paths = {number: selection(self.engine(number)) for number in range(len(self.prefixes))}
-        numbers = {number for number, row in enumerate(self.files) if row[1] in paths[row[0]]}
-        recorded = {(row[0], row[1]) for row in map(self.files.__getitem__, numbers)}
-        touched = frozenset(
-            (number, name) for number, name, _, _ in self.data["indexes"]
-            if self.engine(number).index_touched(name, {rel for rel in paths[number] if (number, rel) not in recorded}, sources=[])
-        )
-        return numbers, touched
+    def _select(self, selection: Callable[[Engine], set[str]]) -> None:
+        """The tasks a selection reports, as :mod:`pytest_citations.selection` chooses them: those
+        whose settings file, own file or a file they read is among its paths, or that consulted an
+        index its paths may have changed. A task that changed since the record is chosen after it
+        is checked again, by what it reads now (:meth:`_still_selected`)."""
+        self.selection = {number: selection(self.engine(number)) for number in range(len(self.prefixes))}
+        numbers = {number for number, row in enumerate(self.files) if row[1] in self.selection[row[0]]}
+        self.selection_touched = {
+            (number, name) for number, name, sources, _ in self.data["indexes"]
+            if self.engine(number).index_touched(name, self.selection[number], sources=[self.files[n][1] for n in sources])
+        }
+        whole = {number for number in self.selection if self.engine(number).settings_rel() in self.selection[number]}
+        stale = set(self.affected)
+        chosen = set(self._reading(numbers, self.selection_touched))
+        self.reported = [position for position, task in enumerate(self.tasks)
+                         if position not in stale and (position in chosen or task[0] in whole)]
+        self.whole = whole
+
+    def _still_selected(self, position: int, recorded: dependencies.Recorder) -> bool:
+        """Whether a task checked again is chosen by the selection, by what it read this time."""
+        number, file_number = self.tasks[position][:2]
+        paths = self.selection[number]
+        root = str(self.engine(number).config.root).rstrip(os.sep) + os.sep
+        reads = {self.files[file_number][1], *(_below(path, root) for path in recorded.paths)}
+        return (number in self.whole or not paths.isdisjoint(reads)
+                or any((number, name) in self.selection_touched for name in recorded.indexes))
 
     def run(self) -> tuple[Report, int] | None:
         """Check the affected tasks again (the result cache off), and record the run anew; None
@@ -309,16 +317,28 @@ class _Rerun:
         self._seed_indexes({(self.tasks[position][0], name) for position in self.affected
                             for name in self.names[self.tasks[position][3]]})
         found = {position: self._check(position) for position in self.affected}
-        report = self.report(found)
-        if not self.selecting:  # (a selection leaves files that changed unchecked: its record would lie)
+        if self.selecting:
+            chosen = {position for position, (_, recorded) in found.items() if self._still_selected(position, recorded)}
+            self.reported = sorted({*self.reported, *chosen})
+            found = {position: found[position] for position in chosen}
+        else:  # (a selection leaves files that changed unreported and maybe unchecked: its record would lie)
             self._record(found)
-        return report
+        return self.report(found)
 
     def report(self, found: dict[int, tuple[list[Diagnostic], dependencies.Recorder]]) -> tuple[Report, int]:
-        """The report of the reported tasks: the affected ones' diagnostics ``found`` again, the
-        others' recorded ones; and how many kept theirs."""
-        checked = [d for diagnostics, _ in found.values() for d in diagnostics]
-        return Report(sorted_diagnostics([*self.kept, *checked]), self.shown), len(self.reported) - len(found)
+        """The report of the reported tasks: the diagnostics ``found`` again, the recorded ones of
+        the others; and how many kept theirs."""
+        rows = [row for position in self.reported if position not in found for row in self.tasks[position][4]]
+        if not self.selecting:  # paths outside every root are reported only when named, never selected
+            rows += self.data["outside"]
+        diagnostics = [diagnostic_from_json(row) for row in rows]
+        diagnostics += [d for found_here, _ in found.values() for d in found_here]
+        if self.selecting:
+            tasks = map(self.tasks.__getitem__, self.reported)
+            shown = [self.prefixes[task[0]] + self.files[task[1]][1] for task in tasks]
+        else:
+            shown = _strings(self.data["shown"])
+        return Report(sorted_diagnostics(diagnostics), shown), len(self.reported) - len(found)
 
     def _seed_indexes(self, needed: set[tuple[int, str]]) -> None:
         """Build the share-built indexes the checks will consult from the recorded shares, with

@@ -3,12 +3,13 @@
 A shard is chosen by a hash of the file's shown path, so every file lands in exactly one of the
 N shards whatever the machine, and adding a file never moves the others.
 
-A file is affected by a set of changed paths when it is one of them, when its last check read one
-of them (the dependencies the result cache recorded), or when its last check consulted a run-wide
-index that one of them may have changed: a file the index is built from, or a deleted file that
-could have been one (a memory whose id other memories link to, a corpus file whose sections eval
-records cite). A file whose dependencies are not known yet must be checked to learn them;
-:func:`affected` says so, and the caller reports it only if what it read turns out to be affected.
+A file is affected by a set of changed paths when it is one of them, when its root's settings file
+is, when its last check read one of them (the dependencies the result cache recorded), or when its
+last check consulted a run-wide index that one of them may have changed: a path the index's kind
+claims by its globs, which may be, or have been, one of the files it is built from (a memory whose
+id other memories link to, a corpus file whose sections eval records cite). A file whose
+dependencies are not known yet, or changed since, must be checked to learn them; :func:`affected`
+says so, and the caller reports it only if what it read turns out to be affected.
 """
 
 from __future__ import annotations
@@ -65,12 +66,14 @@ class Changes:
 
 
 def affected(tasks: list[Task], changes: Changes) -> tuple[list[Task], list[Task]]:
-    """(tasks affected by the changes, tasks whose dependencies are unknown)."""
+    """(tasks affected by the changes, tasks whose dependencies are unknown). Every file of a
+    root whose settings file changed is affected."""
     certain, unknown = [], []
     for task in tasks:
         if not task.kinds:
             continue
-        if task.rel in changes.paths(task.engine):
+        paths = changes.paths(task.engine)
+        if task.rel in paths or task.engine.settings_rel() in paths:
             certain.append(task)
             continue
         depends = changes.read_by(task)

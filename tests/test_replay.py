@@ -374,3 +374,63 @@ def test_a_record_damaged_where_a_rerun_reads_it_goes_the_usual_way(repo, capsys
         data["roots"][0][1] = 7
     record.write_text(json.dumps(data))
     assert run(capsys, repo)[0] == uncached(capsys, repo)
+
+
+def git(root, *args) -> None:
+    env = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
+    env.update(GIT_AUTHOR_NAME="Ada", GIT_AUTHOR_EMAIL="ada@example.org", GIT_COMMITTER_NAME="Ada",
+               GIT_COMMITTER_EMAIL="ada@example.org", GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1")
+    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, env=env)
+
+
+# How a selecting run learns who reads what: checking every file, the result cache, or the record.
+SELECTING_WAYS = ["--no-cache", "the result cache", "the record"]
+
+
+def select_with(way, capsys, root, monkeypatch, *options):
+    """The selecting run ``way``, after a full run that filled the cache and the record."""
+    if way == "the result cache":
+        monkeypatch.setattr(replay.Request, "replayed", lambda self, selection=None: None)
+    return selected(capsys, root, *options, *(["--no-cache"] if way == "--no-cache" else []))
+
+
+@pytest.mark.parametrize("way", SELECTING_WAYS)
+def test_a_file_that_stops_being_a_memory_selects_the_memories_linking_to_it(repo, capsys, monkeypatch, way):
+    design = repo / "docs" / "design.md"
+    design.parent.mkdir()
+    design.write_text('---\nid: design\ncitations:\n  - path: src/a.py\n    line: 1\n    snippet: "def alpha():"\n---\n')
+    write_memory(repo, "a1", "src/a.py", "def alpha():", links="links:\n  - related: design\n")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "start")
+    date_back(repo)
+    run(capsys, repo)
+    design.write_text("---\nid: design\n---\n\n# Design\n")  # no citations: no memory any more
+    date_back(design, 30)
+    found, _ = select_with(way, capsys, repo, monkeypatch, "--since", "HEAD")
+    assert (f"{MEMORIES}/a1.md", "M213") in found
+
+
+@pytest.mark.parametrize("way", SELECTING_WAYS)
+def test_a_file_that_cites_a_named_file_since_its_last_check_is_selected(repo, capsys, monkeypatch, way):
+    (repo / "src" / "c.py").write_text("def gamma():\n    return 3\n")
+    date_back(repo)
+    run(capsys, repo)
+    write_memory(repo, "a0", "src/c.py", "def nowhere():")  # cites c.py now, wrongly
+    date_back(repo / MEMORIES / "a0.md", 30)
+    monkeypatch.chdir(repo)
+    assert select_with(way, capsys, repo, monkeypatch, "--affected-by", "src/c.py") == ({(f"{MEMORIES}/a0.md", "M211")}, 1)
+
+
+@pytest.mark.parametrize("way", SELECTING_WAYS)
+def test_a_changed_settings_file_selects_every_file_of_its_root(repo, capsys, monkeypatch, way):
+    (repo / "src" / "b.py").write_text("def BETA():\n    return 2\n")  # every b-memory reports M211...
+    (repo / "pyproject.toml").write_text('[tool.citations]\nignore = ["M211"]\n')  # ...once not ignored
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "start")
+    (repo / "pyproject.toml").write_text("[tool.citations]\n")
+    date_back(repo)
+    run(capsys, repo)
+    found, checked = select_with(way, capsys, repo, monkeypatch, "--since", "HEAD")
+    assert checked == MANY + 2 and len(found) == MANY
