@@ -115,7 +115,8 @@ class Engine:
         self._index_digests: dict[str, str] = {}
         self._kinds: dict[str, tuple] = {}  # rel -> kinds_for(rel), once per run
         self._kinds_named: dict[tuple, tuple] = {}  # claimed kinds' names -> those kinds
-        self._walks: dict[tuple, tuple[list, list[str]]] = {}  # (folder, excludes) -> what _walk found
+        # (folder, excludes) -> (artifacts with their kinds, nested roots, every file found), once per run
+        self._walks: dict[tuple, tuple[list, list[str], list[str]]] = {}
         self._kind_matchers: tuple | None = None
         self._enabled: dict[tuple, list[Rule]] = {}  # (kind, select, ignore) -> enabled_rules
         self._folders: dict[str, str | None] = {}  # folder -> its root-relative prefix, None outside
