@@ -247,10 +247,15 @@ class Engine:
         artifact is judged, and refused if it leaves the root, when it is read.
         """
         folder, name = os.path.split(os.path.abspath(path))
+        prefix = self.folder_prefix(folder)
+        return None if prefix is None else prefix + name
+
+    def folder_prefix(self, folder: str) -> str | None:
+        """What :meth:`relative` puts before the names of the files in ``folder`` (an absolute
+        path): ``sub/folder/``, ``""`` for the root, None outside it; once per folder."""
         if folder not in self._folders:
             self._folders[folder] = self._folder_prefix(os.path.realpath(folder))
-        prefix = self._folders[folder]
-        return None if prefix is None else prefix + name
+        return self._folders[folder]
 
     def _folder_prefix(self, real: str) -> str | None:
         """``sub/folder/`` for a real folder below the root, ``""`` for the root, None outside."""

@@ -94,6 +94,8 @@ class CitationsCollector:
         self._roots: dict[Path, Path | pytest.UsageError] = {}
         self._engines: dict[Path, Engine | pytest.UsageError] = {}
         self._errors: list[str] = []
+        # a folder pytest visits -> (its files' engine, their root-relative prefix), or a bad setting's error
+        self._folders: dict[str, tuple[Engine, str | None] | pytest.UsageError] = {}
         self._received: dict = {}  # xdist controller: cache key -> cache the workers' entries go to
 
     def load_settings_for(self, args) -> None:
@@ -153,29 +155,48 @@ class CitationsCollector:
             return None
         return False if engine.includes_folder(rel) else None
 
+    def _folder(self, folder: str) -> tuple[Engine, str | None] | pytest.UsageError:
+        """(the engine of a folder's files, their root-relative prefix or None outside its root),
+        worked out once per folder, as thousands of files may share one; or a bad setting's error."""
+        found = self._folders.get(folder)
+        if found is None:
+            real = self.real_folder(Path(folder))
+            try:
+                engine = self.engine_for(real)
+            except pytest.UsageError as exc:
+                found = exc
+            else:
+                found = (engine, engine.folder_prefix(str(real)))
+            self._folders[folder] = found
+        return found
+
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector):
-        folder = self.real_folder(file_path.parent)
-        try:
-            engine = self.engine_for(folder)
-        except pytest.UsageError as exc:
+        folder, name = os.path.split(str(file_path))
+        found = self._folder(folder)
+        if isinstance(found, pytest.UsageError):
             # Raised here it would become a collection error with a traceback: keep it for
             # pytest_collection_modifyitems, which ends the session with a usage error. An xdist
             # worker's usage error never reaches the controller, so a worker reports it as a
             # collection error instead (once per message; the controller drops repeats).
-            message = str(exc)
+            message = str(found)
             if message in self._errors:
                 return None
             self._errors.append(message)
             if self._in_worker:
                 return SettingsErrorFile.from_parent(parent, path=file_path, message=message)
             return None
-        rel = engine.relative(folder / file_path.name)
-        if rel is None or engine.is_excluded(rel):
+        engine, prefix = found
+        if prefix is None:
+            return None
+        rel = prefix + name
+        if engine.is_excluded(rel):
             return None
         kinds = engine.kinds_for(rel)
         if not kinds:
             return None
-        return CitationsFile.from_parent(parent, path=file_path, engine=engine, kinds=kinds, rel=rel)
+        # The name pytest would work out with Path.relative_to, given when the parent is the folder.
+        known = name if str(parent.path) == folder else None
+        return CitationsFile.from_parent(parent, path=file_path, name=known, engine=engine, kinds=kinds, rel=rel)
 
     @property
     def _in_worker(self) -> bool:
@@ -320,6 +341,17 @@ class CitationsItem(pytest.Item):
             summary = f"{first.code} {first.message}" + (f" (and {len(diagnostics) - 1} more)" if len(diagnostics) > 1 else "")
             return DiagnosticsRepr(lines, Crash(first.path, first.line, summary))
         return super().repr_failure(excinfo, style)
+
+    @functools.cached_property
+    def location(self) -> tuple[str, int | None, str]:
+        """pytest's (path relative to the rootdir, 0-based line, heading), the path cut from the
+        file's own when it lies below the rootdir: pytest's ``bestrelpath`` of each of thousands
+        of files would cost more than the rest of their reports."""
+        path, line, heading = self.reportinfo()
+        text, root = str(path), str(self.config.rootpath).rstrip(os.sep) + os.sep
+        if not (text.startswith(root) and os.path.normpath(text) == text):
+            return super().location
+        return text[len(root):], line, heading
 
     def reportinfo(self):
         """The file, the 0-based line of its first diagnostic, and its path as the report's
