@@ -11,6 +11,8 @@ import subprocess
 import time
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from conftest import PROJECT
 from pytest_citations import cache as cache_module
@@ -35,7 +37,11 @@ def date_back(root, seconds: float = 60) -> None:
 
 @pytest.fixture
 def repo(tmp_path):
-    root = tmp_path / "repo"
+    return make_repo(tmp_path / "repo")
+
+
+def make_repo(root):
+    """src/a.py cited by a0 and a1 (which links to b0), src/b.py by thirty b-memories."""
     (root / MEMORIES).mkdir(parents=True)
     (root / "src").mkdir()
     (root / "pyproject.toml").write_text("[tool.citations]\n")
@@ -434,3 +440,45 @@ def test_a_changed_settings_file_selects_every_file_of_its_root(repo, capsys, mo
     run(capsys, repo)
     found, checked = select_with(way, capsys, repo, monkeypatch, "--since", "HEAD")
     assert checked == MANY + 2 and len(found) == MANY
+
+
+def _leaves(value, path=()):
+    """(path, leaf) of every number, string, null and empty list in a JSON value."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _leaves(item, (*path, key))
+    elif isinstance(value, list) and value:
+        for index, item in enumerate(value):
+            yield from _leaves(item, (*path, index))
+    else:
+        yield path, value
+
+
+JSON_LEAVES = st.one_of(st.none(), st.booleans(), st.integers(-3, 10**20), st.text(max_size=8), st.just([]),
+                        st.just({}), st.lists(st.integers(-2, 40), max_size=3))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_any_damage_to_a_record_is_never_a_crash(tmp_path_factory, capsys, data):
+    """Any leaf of a record replaced by any JSON value: a report and the exit status of one, or the
+    usual run; never a traceback. (A record is trusted as far as its shape goes, as the cache is.)"""
+    folder = tmp_path_factory.mktemp("damaged")
+    repo, cache_folder = make_repo(folder / "repo"), folder / "cache"
+    assert main(["check", str(repo), "--format", "json", "--cache-dir", str(cache_folder)]) == 0
+    capsys.readouterr()
+    (record,) = records(cache_folder)
+    document = json.loads(record.read_text())
+    leaves = list(_leaves(document))
+    for _ in range(data.draw(st.integers(1, 4))):
+        path, _ = leaves[data.draw(st.integers(0, len(leaves) - 1))]
+        target = document
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = data.draw(JSON_LEAVES)
+    record.write_text(json.dumps(document))
+    if data.draw(st.booleans()):
+        (repo / "src" / "a.py").write_text(data.draw(st.sampled_from(["def ALPHA():\n", "def alpha():\n    return 1\n"])))
+        date_back(repo / "src" / "a.py", 30)
+    assert main(["check", str(repo), "--format", "json", "--cache-dir", str(cache_folder)]) in (0, 1)
+    json.loads(capsys.readouterr().out)
