@@ -482,3 +482,13 @@ def test_any_damage_to_a_record_is_never_a_crash(tmp_path_factory, capsys, data)
         date_back(repo / "src" / "a.py", 30)
     assert main(["check", str(repo), "--format", "json", "--cache-dir", str(cache_folder)]) in (0, 1)
     json.loads(capsys.readouterr().out)
+
+
+def test_a_run_in_several_processes_is_recorded_and_replayed(repo, capsys, cache_folder, monkeypatch):
+    (repo / "src" / "b.py").write_text("def BETA():\n    return 2\n")  # thirty findings to carry over
+    date_back(repo)
+    first, _ = run(capsys, repo, "-j", "2")
+    assert len(records(cache_folder)) == 1
+    monkeypatch.setattr(cache_module.ResultCache, "__init__", lambda *a: pytest.fail("the result cache was opened"))
+    assert run(capsys, repo) == (first, MANY + 2)
+    assert first == uncached(capsys, repo)
