@@ -18,12 +18,16 @@ A later run of the same request walks again and takes an ``lstat`` per recorded 
 - anything else (a file found or gone, a changed file claimed differently, more than
   :data:`MAX_AFFECTED_SHARE` of the files affected, a damaged record): the run goes the usual way.
 
+``--since`` and ``--affected-by`` choose their files from the record as
+:mod:`pytest_citations.selection` does from the cache; those changed since the record are checked
+again and chosen by what they read now, and the record is left as it was.
+
 The trust is the result cache's own (see :mod:`pytest_citations.cache`): a signature stands for
 the bytes, and a file modified within :data:`~pytest_citations.cache.RACY_SECONDS` of a run's start
 is not trusted, so that run writes no record (the previous one stays, and the file counts as
 changed). A run that crashed in a rule (C006), used a result the cache did not keep, or consulted
 an index built from no file of the work tree (the commit checked out, which no ``lstat`` sees) is
-not recorded. A symlinked file is recorded with its target's signature, which its own ``lstat``
+not recorded; nor is a partial re-run that consulted an index the record holds no files of. A symlinked file is recorded with its target's signature, which its own ``lstat``
 never matches: it always counts as changed.
 
 The record is one JSON document. Its rows are flat lists, since a re-run decodes all of them:
@@ -160,12 +164,6 @@ class _Recorder:
         if any(cache is None or cache.racy for cache in self.caches):
             raise _NotRecordable
         number_of = {id(engine): number for number, engine in enumerate(self.engines)}
-        named = [rel for path in self.request.paths if not path.is_dir() and (rel := self.request.engine.relative(path))]
-        for number, engine in enumerate(self.engines):
-            found = [rel for _, _, walked, _ in engine.walks() for rel in walked]
-            for rel in (found + named if number == 0 else found):
-                if engine.claimable(rel):  # whether a kind claims it may depend on its head
-                    self._file(number, rel, [kind.name for kind in engine.kinds_for(rel)])
         tasks, outside, consulted = [], [], {}
         for task, found in zip(self.tasks, self.results, strict=True):
             rows = [diagnostic_to_json(d) for d in found]
@@ -182,7 +180,13 @@ class _Recorder:
             kinds = [kind.name for kind in task.kinds]
             tasks.append([number, self._file(number, task.rel, kinds), self._name(kinds),
                           self._name(sorted(indexes)), rows, *(self._file(number, rel) for rel in paths)])
-        indexes = [self._index(number, name) for number, name in consulted]  # before the walks: it may walk
+        indexes = [self._index(number, name) for number, name in consulted]  # (it may walk)
+        named = [rel for path in self.request.paths if not path.is_dir() and (rel := self.request.engine.relative(path))]
+        for number, engine in enumerate(self.engines):
+            found = [rel for _, _, walked, _ in engine.walks() for rel in walked]
+            for rel in (found + named if number == 0 else found):
+                if engine.claimable(rel):  # whether a kind claims it may depend on its head
+                    self._file(number, rel, [kind.name for kind in engine.kinds_for(rel)])
         extra = [os.path.abspath(engine.config.source) for engine in self.engines if engine.config.source is not None]
         extra += [self.request.baseline] if self.request.baseline else []
         return {
