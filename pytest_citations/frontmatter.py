@@ -188,6 +188,7 @@ class _Builder:
         self.keep = keep  # top-level keys whose values are built; None: all
         self.version = None
         self.pure = pure
+        self.text = ""  # the YAML being built
 
     def _events(self, text: str) -> Iterator[Any]:
         """The parser events of ``text``. The C parser is driven directly: ``YAML.parse`` would
@@ -202,6 +203,7 @@ class _Builder:
         return self.first_line + mark.line, mark.column + 1, mark.index
 
     def build(self, text: str) -> Node | None:
+        self.text = text
         events = self._events(text)
         root = None
         documents = 0
@@ -262,7 +264,7 @@ class _Builder:
                 value = self._node(next(events), events)
                 if key is None:
                     continue
-                name = key.value if isinstance(key.value, str) else str(key.plain())
+                name = key.value if isinstance(key.value, str) else self._key_name(key)
                 if name in keys:
                     self.problems.append(
                         Problem("duplicate-key", f"duplicate key {name!r} (first on line {keys[name].line})", key.line, key.col)
@@ -272,6 +274,14 @@ class _Builder:
                 if value is not None:
                     values[name] = value
         raise AssertionError(f"unexpected YAML event {event!r}")
+
+    def _key_name(self, key: Node) -> str:
+        """The name of a key that is no string, for duplicate checks and messages: a scalar's
+        value, a mapping's or sequence's own text (the text of its value would hold the names of
+        its keys, each escaped once more per level of nesting: exponential in the depth)."""
+        if isinstance(key.value, (dict, list)):
+            return self.text[key.start : key.end]
+        return str(key.value)
 
     def _scalar(self, event, line: int, col: int) -> Any:
         text, tag = event.value, event.tag

@@ -358,6 +358,18 @@ def test_deeply_nested_flow_sequences_end_fast():
     assert time.perf_counter() - started < 0.5
 
 
+@pytest.mark.parametrize("depth", [45, 99])
+def test_mappings_as_keys_of_mappings_are_named_by_their_text(depth):
+    """A key that is itself a mapping is named by its text: named by its value, each level's name
+    held the escaped names of the level below, which doubled per level (45 levels took gigabytes)."""
+    text = "---\n" + "{" * depth + "a: 1" + "}" * depth + ": x\n" + "{" * depth + "a: 1" + "}" * depth + ": y\n---\n"
+    started = time.perf_counter()
+    parsed = frontmatter.parse(text)
+    assert time.perf_counter() - started < 1.0
+    assert [problem.kind for problem in parsed.problems] == ["duplicate-key"]
+    assert len(parsed.problems[0].message) < 4 * depth + 100
+
+
 def test_ten_thousand_keys_are_fine():
     text = "---\n" + "".join(f"key{n}: {n}\n" for n in range(10_000)) + "---\n"
     parsed = frontmatter.parse(text)
