@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -382,8 +383,11 @@ class Engine:
         return [kind.name for kind in kinds if head and kind.sniff(head)]
 
     def _head(self, rel: str) -> str:
+        """The first :data:`SNIFF_BYTES` of ``rel``, whatever its size: a file over max-file-size
+        that its head claims is an artifact, reported as too large (C003) when it is read, not
+        passed over."""
         try:
-            data = sources.read_head(self.config.root, rel, SNIFF_BYTES, self.config.max_file_size)
+            data = sources.read_head(self.config.root, rel, SNIFF_BYTES, max_size=sys.maxsize)
         except sources.SourceError:
             return ""
         return data.decode("utf-8", "replace")

@@ -394,7 +394,8 @@ def test_hostile_artifacts(tmp_path):
     assert ("dupes.json", "R401", "invalid JSON: duplicate key 'artifact_id'") in found
     assert any(d.path == "nan.jsonl" and d.code == "R401" for d in diagnostics)
     assert any(d.path == "pretty.jsonl" and d.code == "C004" for d in diagnostics)
-    assert not any(d.path == "big.md" for d in diagnostics)  # too large to sniff: not claimed
+    # too large to read, but claimed by its head: reported, never passed over
+    assert ("big.md", "C003", "file is 5011 bytes, over the 4096-byte limit (max-file-size)") in found
     assert ("cites-big.md", "R407", "cannot hash big.bin: file is 5000 bytes, over the 4096-byte limit (max-file-size)") in found
     assert any(d.path == "latin.md" and d.code == "C002" for d in diagnostics) or not any(
         d.path == "latin.md" for d in diagnostics)  # claimed only when the sniff sees a tuple

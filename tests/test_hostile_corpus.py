@@ -124,9 +124,12 @@ def test_a_10_mb_single_line(tmp_path):
 
 
 def test_a_file_over_the_size_cap(tmp_path):
-    scratch(tmp_path, {JSONL: b"{}\n" * 4_000_001, MEMORY: b"---\nid: m\n---\n" + b"y" * 12_000_001})
+    sniffed = b'---\nid: notes\ncitations:\n  - path: a.txt\n    line: 1\n    snippet: "one"\n---\n'
+    scratch(tmp_path, {JSONL: b"{}\n" * 4_000_001, MEMORY: b"---\nid: m\n---\n" + b"y" * 12_000_001,
+                       "docs/notes.md": sniffed + b"y" * 12_000_000})  # a memory by its head alone
     assert check(tmp_path) == [
         (MEMORY, 1, 1, "C003", "file is 12000015 bytes, over the 12000000-byte limit (max-file-size)"),
+        ("docs/notes.md", 1, 1, "C003", f"file is {len(sniffed) + 12_000_000} bytes, over the 12000000-byte limit (max-file-size)"),
         (JSONL, 1, 1, "C003", "file is 12000003 bytes, over the 12000000-byte limit (max-file-size)"),
     ]
 
