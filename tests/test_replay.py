@@ -492,3 +492,14 @@ def test_a_run_in_several_processes_is_recorded_and_replayed(repo, capsys, cache
     monkeypatch.setattr(cache_module.ResultCache, "__init__", lambda *a: pytest.fail("the result cache was opened"))
     assert run(capsys, repo) == (first, MANY + 2)
     assert first == uncached(capsys, repo)
+
+
+def test_each_shard_is_a_request_of_its_own(repo, capsys, cache_folder):
+    (repo / "src" / "b.py").write_text("def BETA():\n    return 2\n")
+    date_back(repo)
+    shards = [run(capsys, repo, "--shard", f"{k}/2")[0] for k in (1, 2)]
+    assert len(records(cache_folder)) == 2
+    assert [run(capsys, repo, "--shard", f"{k}/2")[0] for k in (1, 2)] == shards
+    assert sum(shard["files_checked"] for shard in shards) == MANY + 2
+    whole = uncached(capsys, repo)["diagnostics"]
+    assert sorted(d["path"] for shard in shards for d in shard["diagnostics"]) == sorted(d["path"] for d in whole)
