@@ -221,13 +221,13 @@ def run_check(args: argparse.Namespace) -> int:
         engine.enable_cache(None)  # what each file reads must be learned, even if not kept
 
     request = None
-    changed_for = _changes(args) if selecting else None
+    changes = _changes(args) if selecting else None
     if engine.cache_folder is not None and not args.fix:
         from pytest_citations.replay import Request
 
         request = Request(engine, paths, args.force_exclude, args.shard, args.baseline)
         try:
-            replayed = request.replayed(changed_for)
+            replayed = request.replayed(changes)
         except git_history.ChangesError as exc:
             print(f"citations: error: --since {args.since}: {exc}", file=sys.stderr)
             return EXIT_USAGE
@@ -245,7 +245,7 @@ def run_check(args: argparse.Namespace) -> int:
             tasks = shard_of(tasks, args.shard)
         known: dict[Task, list] = {}
         if selecting:
-            tasks, known = _affected_tasks(tasks, changed_for, args.jobs, progress)
+            tasks, known = _affected_tasks(tasks, changes, args.jobs, progress)
         fixed: dict[str, int] = {}
         if args.fix:  # one file after another: a fix may change what the next file reads
             fix_and_check = progress.wrap(_fixer(fixed))
@@ -334,31 +334,40 @@ def _fixer(fixed: dict[str, int]):
 
 
 def _changes(args: argparse.Namespace):
-    """changed_for(engine): the changed paths, relative to that engine's root (git is asked once
-    per root)."""
-    from pytest_citations import git_history
+    """The changes ``--since`` or ``--affected-by`` name (:class:`selection.Changes`): the changed
+    paths of each root, relative to it (git is asked once per root), and for ``--since`` the text
+    a changed path had at the merge base."""
+    from pytest_citations import git_history, selection, sources
 
-    found: dict[Path, set[str]] = {}
+    found: dict[Path, git_history.Changes] = {}
     named = [Path(os.path.abspath(p)) for p in args.affected_by or ()]
 
-    def changed_for(engine: Engine) -> set[str]:
+    def since(engine: Engine) -> git_history.Changes:
         root = engine.config.root
         if root not in found:
-            if args.since:
-                found[root] = git_history.changed_since(root, args.since)
-            else:
-                found[root] = {rel for rel in map(engine.relative, named) if rel is not None}
+            found[root] = git_history.changes_since(root, args.since)
         return found[root]
 
-    return changed_for
+    def changed_for(engine: Engine) -> set[str]:
+        if args.since:
+            return since(engine).paths
+        return {rel for rel in map(engine.relative, named) if rel is not None}
+
+    def earlier(engine: Engine, rel: str) -> str | None:
+        data = git_history.file_at(engine.config.root, since(engine).base, rel)
+        try:
+            return None if data is None else sources.decode_text(data)
+        except sources.SourceError:
+            raise LookupError(rel) from None
+
+    return selection.Changes(changed_for, earlier if args.since else None)
 
 
-def _affected_tasks(tasks, changed_for, jobs: int, progress) -> tuple[list, dict]:
+def _affected_tasks(tasks, changes, jobs: int, progress) -> tuple[list, dict]:
     """The tasks a change affects, and the diagnostics of those that had to be checked to learn
     what they read (kept only when they turned out to read a changed path, or crashed)."""
     from pytest_citations import parallel, selection
 
-    changes = selection.Changes(changed_for)
     certain, unknown = selection.affected(tasks, changes)
     learned = parallel.check(unknown, jobs, progress.advance)
     known = {

@@ -114,17 +114,21 @@ class Shares:
     files: Callable[[Any], list[str]]
     share: Callable[[Any, str], Any]
     combine: Callable[[Any, dict[str, Any]], Any]
+    # share_of_text(rel, text): the share of a file holding ``text`` (its earlier version), when
+    # the index can tell; --since then selects by the shares that changed
+    share_of_text: Callable[[str, str], Any] | None = None
 
     def build(self, engine) -> Any:
         return self.combine(engine, {rel: self.share(engine, rel) for rel in self.files(engine)})
 
 
-def run_index_of_shares(name: str, kind: str, files: Callable[[Any], list[str]], share: Callable[[Any, str], Any]):
+def run_index_of_shares(name: str, kind: str, files: Callable[[Any], list[str]], share: Callable[[Any, str], Any],
+                        share_of_text: Callable[[str, str], Any] | None = None):
     """:func:`run_index` for an index that ``combine(engine, shares)`` builds from one share per
     file (see :class:`Shares`); calling the decorated function returns the run's one value."""
 
     def decorate(combine: Callable[[Any, dict[str, Any]], Any]) -> Callable[[Any], Any]:
-        shares = SHARED[name] = Shares(files, share, combine)
+        shares = SHARED[name] = Shares(files, share, combine, share_of_text)
 
         @functools.wraps(combine)
         def build(engine):

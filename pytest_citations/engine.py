@@ -316,18 +316,45 @@ class Engine:
         found = self._kinds_named[tuple(names)] = tuple(kind for kind in self.kinds if kind.name in names)
         return found
 
-    def index_touched(self, name: str, changed: set[str], sources: list[str] | None = None) -> bool:
+    def index_touched(self, name: str, changed: set[str], sources: list[str] | None = None,
+                      earlier: Callable[[str], str | None] | None = None) -> bool:
         """Whether the ``changed`` paths may have changed the run-wide index ``name``: one of them
-        is a path its kind claims by its include or sniff globs (it may be one of the files the
-        index is built from, or have been one: deleted, or its head no longer claimed), or is one
-        of those files now (``sources``, when known already)."""
+        is one of the files it is built from now (``sources``, when known already), or a path its
+        kind claims by its include or sniff globs (it may have been one: deleted, or its head no
+        longer claimed).
+
+        ``earlier(rel)`` (the text a changed path had before, None when there was no such file,
+        LookupError when unknown) makes an index built from one share per file exact: it counts
+        as changed only when a changed path's share then and now differ (an edit below a memory's
+        front matter changes no id and no link)."""
         listed = dependencies.INDEX_SOURCES.get(name)
         if listed is None or not changed:
             return False
         kind = dependencies.INDEX_KINDS.get(name)
-        if any(self._path_claimed_by(kind, rel) for rel in changed):
-            return True
-        return not changed.isdisjoint(listed(self) if sources is None else sources)
+        files = set(listed(self) if sources is None else sources)
+        candidates = [rel for rel in changed if rel in files or self._path_claimed_by(kind, rel)]
+        shares = dependencies.SHARED.get(name)
+        if not candidates or earlier is None or shares is None or shares.share_of_text is None:
+            return bool(candidates)
+        for rel in candidates:
+            try:
+                before = earlier(rel)
+            except LookupError:
+                return True
+            then = None if before is None or not self._claims_text(kind, rel, before) else shares.share_of_text(rel, before)
+            now = shares.share(self, rel) if any(claimed.name == kind for claimed in self.kinds_for(rel)) else None
+            if then != now:
+                return True
+        return False
+
+    def _claims_text(self, kind_name: str | None, rel: str, text: str) -> bool:
+        """Whether the kind ``kind_name`` would claim a file at ``rel`` holding ``text``."""
+        if not self._path_claimed_by(kind_name, rel):
+            return False
+        for kind, claims, _ in self._matchers()[1]:
+            if kind.name == kind_name:
+                return claims(rel) == _INCLUDED or bool(kind.sniff(text[:SNIFF_BYTES]))
+        return False
 
     def _path_claimed_by(self, kind_name: str | None, rel: str) -> bool:
         """Whether the kind ``kind_name`` would claim a file at ``rel`` by its include or sniff

@@ -184,7 +184,15 @@ class ChangesError(Exception):
     """The changes since a revision cannot be listed (no git, no work tree, unknown revision)."""
 
 
-def changed_since(root: Path, revision: str, timeout: float = DEFAULT_TIMEOUT) -> set[str]:
+@dataclass(frozen=True)
+class Changes:
+    """What differs from a revision: its merge base with HEAD, and the paths that differ."""
+
+    base: str  # the merge base's commit
+    paths: set[str]  # relative to the root they were asked for
+
+
+def changes_since(root: Path, revision: str, timeout: float = DEFAULT_TIMEOUT) -> Changes:
     """Paths below ``root`` (relative to it) that differ between the merge base of ``revision``
     and HEAD and the work tree, committed or not, deleted ones included, plus untracked files."""
     if _git_missing():
@@ -194,8 +202,9 @@ def changed_since(root: Path, revision: str, timeout: float = DEFAULT_TIMEOUT) -
         base = _git(root, ["merge-base", revision, "HEAD"], budget)
         if base is None:
             raise ChangesError(f"no common ancestor of {revision!r} and HEAD (is it a revision of this repository?)")
+        commit = base.decode().strip()
         diff, untracked = _git_at_once(root, [
-            ["diff", "--name-only", "-z", "--no-renames", "--relative", base.decode().strip(), "--"],
+            ["diff", "--name-only", "-z", "--no-renames", "--relative", commit, "--"],
             ["ls-files", "-z", "--others", "--exclude-standard"],
         ], budget)
     except TimeoutError:
@@ -203,7 +212,27 @@ def changed_since(root: Path, revision: str, timeout: float = DEFAULT_TIMEOUT) -
     if diff is None or untracked is None:
         raise ChangesError("git could not list the changes")
     names = (diff + untracked).decode("utf-8", "surrogateescape").split("\0")
-    return {name for name in names if name}
+    return Changes(commit, {name for name in names if name})
+
+
+def file_at(root: Path, commit: str, rel: str, timeout: float = DEFAULT_TIMEOUT) -> bytes | None:
+    """The bytes of ``rel`` (relative to ``root``) as ``commit`` holds it; None when it holds no
+    such file. LookupError when git cannot tell (no git, a timeout, not a blob)."""
+    if _git_missing():
+        raise LookupError(rel)
+    budget = _Budget(timeout)
+    try:
+        kind = _git(root, ["cat-file", "-t", f"{commit}:./{rel}"], budget)
+        if kind is None:
+            return None  # no such path in that commit
+        if kind.strip() != b"blob":
+            raise LookupError(rel)
+        found = _git(root, ["cat-file", "blob", f"{commit}:./{rel}"], budget)
+    except TimeoutError:
+        raise LookupError(rel) from None
+    if found is None:
+        raise LookupError(rel)
+    return found
 
 
 def file_history(

@@ -52,9 +52,9 @@ import json
 import os
 import stat
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_citations import __version__, dependencies
 from pytest_citations.cache import (
@@ -68,6 +68,9 @@ from pytest_citations.cache import (
 from pytest_citations.diagnostics import Diagnostic, sorted_diagnostics
 from pytest_citations.engine import Engine, Report, Task, walk_files
 from pytest_citations.fix import replace_atomically
+
+if TYPE_CHECKING:
+    from pytest_citations.selection import Changes
 
 FORMAT = 1
 MAX_AFFECTED_SHARE = 0.1  # past this share of the files affected, the result cache and -j do better
@@ -97,11 +100,11 @@ class Request:
 
     # -- replaying -----------------------------------------------------------------------------
 
-    def replayed(self, selection: Callable[[Engine], set[str]] | None = None) -> tuple[Report, int] | None:
+    def replayed(self, selection: Changes | None = None) -> tuple[Report, int] | None:
         """(the report, how many files kept their recorded diagnostics), when the record answers
-        this run; None when it must go the usual way. With ``selection`` (``--since`` and
-        ``--affected-by``: the changed paths of an engine's root), only the files those paths
-        affect are reported, as :mod:`pytest_citations.selection` chooses them."""
+        this run; None when it must go the usual way. With ``selection`` (the changes ``--since``
+        or ``--affected-by`` name), only the files those changes affect are reported, as
+        :mod:`pytest_citations.selection` chooses them."""
         with kept_for_the_run():
             data = read_json(self.path)
         if not (isinstance(data, dict) and data.get("format") == FORMAT and data.get("key") == self.key):
@@ -245,8 +248,7 @@ class _Rerun:
     """The recorded files a run reports (all, or those a selection affects), and among them those
     that the ``changed`` files (number -> signature now) affect, which are checked again."""
 
-    def __init__(self, request: Request, data: dict[str, Any], changed: dict[int, Any],
-                 selection: Callable[[Engine], set[str]] | None) -> None:
+    def __init__(self, request: Request, data: dict[str, Any], changed: dict[int, Any], selection: Changes | None) -> None:
         self.request = request
         self.data = data
         self.changed = changed
@@ -282,16 +284,16 @@ class _Rerun:
         return [position for position, task in enumerate(self.tasks)
                 if (task[0], task[3]) in touching or task[1] in changed or not changed.isdisjoint(task[5:])]
 
-    def _select(self, selection: Callable[[Engine], set[str]]) -> None:
+    def _select(self, selection: Changes) -> None:
         """The tasks a selection reports, as :mod:`pytest_citations.selection` chooses them: those
         whose settings file, own file or a file they read is among its paths, or that consulted an
         index its paths may have changed. A task that changed since the record is chosen after it
         is checked again, by what it reads now (:meth:`_still_selected`)."""
-        self.selection = {number: selection(self.engine(number)) for number in range(len(self.prefixes))}
+        self.selection = {number: selection.paths(self.engine(number)) for number in range(len(self.prefixes))}
         numbers = {number for number, row in enumerate(self.files) if row[1] in self.selection[row[0]]}
         self.selection_touched = {
             (number, name) for number, name, sources, _ in self.data["indexes"]
-            if self.engine(number).index_touched(name, self.selection[number], sources=[self.files[n][1] for n in sources])
+            if selection.index_touched(self.engine(number), name, sources=[self.files[n][1] for n in sources])
         }
         whole = {number for number in self.selection if self.engine(number).settings_rel() in self.selection[number]}
         stale = set(self.affected)

@@ -14,6 +14,7 @@ says so, and the caller reports it only if what it read turns out to be affected
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Callable
@@ -43,19 +44,29 @@ def shard_of(tasks: list[Task], shard: tuple[int, int]) -> list[Task]:
 
 class Changes:
     """The changed paths of each root (``changed_for(engine)``, relative to that engine's root),
-    and which run-wide indexes they may have changed, each worked out once."""
+    and which run-wide indexes they may have changed, each worked out once.
 
-    def __init__(self, changed_for: Callable[[Engine], set[str]]) -> None:
+    ``earlier(engine, rel)``, when given (``--since``: the merge base's version), is the text a
+    changed path had before the change, None when there was no such file, or raises LookupError:
+    with it, an index built from one share per file counts as changed only when a changed file's
+    share did. Without it, any changed path the index's kind may claim counts."""
+
+    def __init__(self, changed_for: Callable[[Engine], set[str]],
+                 earlier: Callable[[Engine, str], str | None] | None = None) -> None:
         self._changed_for = changed_for
+        self._earlier = earlier
         self._touched: dict[tuple[int, str], bool] = {}
 
     def paths(self, engine: Engine) -> set[str]:
         return self._changed_for(engine)
 
-    def index_touched(self, engine: Engine, name: str) -> bool:
+    def index_touched(self, engine: Engine, name: str, sources: list[str] | None = None) -> bool:
+        """Whether the changes may have changed the index ``name`` of ``engine`` (``sources``:
+        the files it is built from, when known already)."""
         key = (id(engine), name)
         if key not in self._touched:
-            self._touched[key] = engine.index_touched(name, self.paths(engine))
+            earlier = None if self._earlier is None else functools.partial(self._earlier, engine)
+            self._touched[key] = engine.index_touched(name, self.paths(engine), sources, earlier)
         return self._touched[key]
 
     def read_by(self, task: Task) -> bool | None:

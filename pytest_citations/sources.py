@@ -351,14 +351,16 @@ def read_source(root: Path, path: Path | str, max_size: int = DEFAULT_MAX_FILE_S
     """Read a whole text file inside ``root`` as strict UTF-8."""
     root = resolved_root(root)
     data, resolved, shown = _read(root, path, max_size)
+    text = decode_text(data)
+    return Source(root, resolved, shown, data, text.removeprefix(BOM), text.startswith(BOM))
+
+
+def decode_text(data: bytes) -> str:
+    """``data`` as strict UTF-8, a BOM included; a C002 SourceError naming the first bad byte."""
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise _decode_error(data, exc) from None
-    has_bom = text.startswith(BOM)
-    if has_bom:
-        text = text[1:]
-    return Source(root, resolved, shown, data, text, has_bom)
 
 
 class Line(NamedTuple):

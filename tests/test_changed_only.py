@@ -288,7 +288,7 @@ def test_since_reads_paths_git_would_quote(repo, capsys):
 def test_since_lists_tracked_and_untracked_changes_side_by_side(repo):
     from pytest_citations import git_history
 
-    assert git_history.changed_since(repo, "main") == {"src/a.py", f"{MEMORIES}/m_c.md", f"{MEMORIES}/m_new.md"}
+    assert git_history.changes_since(repo, "main").paths == {"src/a.py", f"{MEMORIES}/m_c.md", f"{MEMORIES}/m_new.md"}
 
 
 def test_since_that_runs_out_of_time_stops_its_git_commands(repo, monkeypatch):
@@ -304,7 +304,7 @@ def test_since_that_runs_out_of_time_stops_its_git_commands(repo, monkeypatch):
     monkeypatch.setattr(subprocess, "Popen", popen)
     monkeypatch.setattr(git_history._Budget, "left", lambda self: -1.0 if started else 5.0)
     with pytest.raises(git_history.ChangesError, match="did not answer"):
-        git_history.changed_since(repo, "main")
+        git_history.changes_since(repo, "main")
     assert started and all(process.poll() is not None for process in started)
 
 
@@ -315,4 +315,24 @@ def test_since_when_git_cannot_list_the_changes(repo, monkeypatch):
     monkeypatch.setattr(git_history, "_git_at_once", lambda root, commands, budget: real(
         root, [commands[0], ["ls-files", "--no-such-option"]], budget))
     with pytest.raises(git_history.ChangesError, match="could not list"):
-        git_history.changed_since(repo, "main")
+        git_history.changes_since(repo, "main")
+
+
+@pytest.mark.parametrize(("changed", "before", "touched"), [
+    ({f"{MEMORIES}/m_c.md"}, "same", False),  # an edit below the front matter: the same id and links
+    ({f"{MEMORIES}/m_c.md"}, "---\nid: m_old\n---\n", True),  # another id then
+    ({f"{MEMORIES}/m_c.md"}, None, True),  # a new memory
+    ({f"{MEMORIES}/gone.md"}, "---\nid: gone\n---\n", True),  # a deleted memory
+    ({"docs/notes.md"}, "# Notes\n", False),  # a Markdown file that was no memory then, and is none now
+    ({"docs/notes.md"}, "---\nid: notes\ncitations: []\n---\n", True),  # a memory by its head then, gone now
+    ({f"{MEMORIES}/m_c.md"}, LookupError, True),  # what it held then cannot be told
+])
+def test_the_memory_index_compares_shares_then_and_now(repo, changed, before, touched):
+    engine = Engine.load(repo)
+
+    def earlier(rel):
+        if before is LookupError:
+            raise LookupError(rel)
+        return (repo / rel).read_text() if before == "same" else before
+
+    assert engine.index_touched("memories.index", changed, earlier=earlier) is touched

@@ -503,3 +503,24 @@ def test_each_shard_is_a_request_of_its_own(repo, capsys, cache_folder):
     assert sum(shard["files_checked"] for shard in shards) == MANY + 2
     whole = uncached(capsys, repo)["diagnostics"]
     assert sorted(d["path"] for shard in shards for d in shard["diagnostics"]) == sorted(d["path"] for d in whole)
+
+
+@pytest.mark.parametrize("way", SELECTING_WAYS)
+def test_since_tells_an_edit_below_the_front_matter_from_a_new_id(repo, capsys, monkeypatch, way):
+    """Under --since the memory index compares each changed file's share (id, superseded ids) at
+    the merge base and now: a body edit, or an edit of a Markdown file that is no memory, selects
+    no other memory; a new id does."""
+    (repo / "README.md").write_text("# Notes\n")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "start")
+    date_back(repo)
+    run(capsys, repo)
+    with (repo / MEMORIES / "b3.md").open("a") as memory:
+        memory.write("\nMore notes below the front matter.\n")
+    (repo / "README.md").write_text("# Notes, edited\n")
+    date_back(repo, 30)
+    assert select_with(way, capsys, repo, monkeypatch, "--since", "HEAD")[1] == 1  # b3 alone
+    (repo / MEMORIES / "b3.md").write_text((repo / MEMORIES / "b3.md").read_text().replace("id: b3", "id: b3-new"))
+    date_back(repo / MEMORIES / "b3.md", 20)
+    assert select_with(way, capsys, repo, monkeypatch, "--since", "HEAD")[1] == MANY + 2

@@ -237,12 +237,32 @@ def memory_files(engine) -> list[str]:
     return [rel for rel, kinds in engine.discover([engine.config.root]) if KIND in kinds]
 
 
+def _index_entry(engine, rel: str) -> list | None:
+    """[id, ids it supersedes] of one memory file, or None if it cannot be read."""
+    try:
+        text = sources.read_source(engine.config.root, rel, engine.config.max_file_size).text
+    except Exception:
+        return None
+    return index_entry_of_text(rel, text)
+
+
+def index_entry_of_text(rel: str, text: str) -> list | None:
+    """[id, ids it supersedes] of a memory file holding ``text`` (a BOM before it dropped, as a
+    read drops it), or None if it cannot be read."""
+    text = text.removeprefix(sources.BOM)
+    try:
+        return plain_index_entry(rel, text) or yaml_index_entry(rel, text)
+    except Exception:
+        return None
+
+
 def _index_share(engine, rel: str) -> list | None:
     """:func:`_index_entry`, cached with the file's hash."""
     return engine.file_memo("memories.index", rel, lambda: _index_entry(engine, rel))
 
 
-@dependencies.run_index_of_shares("memories.index", kind="memories", files=memory_files, share=_index_share)
+@dependencies.run_index_of_shares("memories.index", kind="memories", files=memory_files, share=_index_share,
+                                  share_of_text=index_entry_of_text)
 def index_for(engine, shares: dict[str, list | None]) -> MemoryIndex:
     """Every memory under the repository root: its id and the ids it supersedes."""
     by_id: dict[str, list[str]] = {}
@@ -254,15 +274,6 @@ def index_for(engine, shares: dict[str, list | None]) -> MemoryIndex:
         by_id.setdefault(memory_id, []).append(rel)
         supersedes.setdefault(memory_id, []).extend(targets)
     return MemoryIndex(by_id, supersedes)
-
-
-def _index_entry(engine, rel: str) -> list | None:
-    """[id, ids it supersedes] of one memory file, or None if it cannot be read."""
-    try:
-        text = sources.read_source(engine.config.root, rel, engine.config.max_file_size).text
-        return plain_index_entry(rel, text) or yaml_index_entry(rel, text)
-    except Exception:
-        return None
 
 
 def yaml_index_entry(rel: str, text: str) -> list:
