@@ -524,3 +524,13 @@ def test_since_tells_an_edit_below_the_front_matter_from_a_new_id(repo, capsys, 
     (repo / MEMORIES / "b3.md").write_text((repo / MEMORIES / "b3.md").read_text().replace("id: b3", "id: b3-new"))
     date_back(repo / MEMORIES / "b3.md", 20)
     assert select_with(way, capsys, repo, monkeypatch, "--since", "HEAD")[1] == MANY + 2
+
+
+def test_a_selection_of_rules_is_a_request_of_its_own(repo, capsys, cache_folder):
+    (repo / "src" / "b.py").write_text("def BETA():\n    return 2\n")
+    date_back(repo)
+    for options in ((), ("--ignore", "M211"), ("--select", "M213")):
+        first, _ = run(capsys, repo, *options)
+        assert run(capsys, repo, *options) == (first, MANY + 2)
+        assert first == run(capsys, repo, *options, "--no-cache")[0]
+    assert len(records(cache_folder)) == 3
