@@ -31,6 +31,9 @@ INDEXES: dict[str, Callable[[Any], Any]] = {}
 INDEX_KINDS: dict[str, str] = {}
 # index name -> sources(engine): the root-relative files it is built from (for --since)
 INDEX_SOURCES: dict[str, Callable[[Any], list[str]]] = {}
+# names of the indexes built from no file, cheap enough to build again: a record of a run keeps
+# their digests and a re-run compares them (see pytest_citations.replay)
+CHECKED_BY_VALUE: set[str] = set()
 # index name -> how it is built from one share per file; filled by @run_index_of_shares
 SHARED: dict[str, Shares] = {}
 
@@ -81,14 +84,15 @@ def merge(recorded: Recorder) -> None:
         recorder.merge(recorded)
 
 
-def run_index(name: str, kind: str, sources: Callable[[Any], list[str]] | None = None):
+def run_index(name: str, kind: str, sources: Callable[[Any], list[str]] | None = None, checked_by_value: bool = False):
     """Register ``builder(engine)`` as the run-wide index ``name``, used by checks of ``kind``;
     calling the decorated function returns the run's one value of it and notes the dependency.
 
     ``sources(engine)`` lists the files of the work tree the index is built from: a change to one
     of them selects, under ``--since`` and ``--affected-by``, every artifact that consulted the
     index (see :mod:`pytest_citations.selection`). An index built from none (the commit checked
-    out) gives none."""
+    out) gives none; ``checked_by_value`` says it is cheap to build again, which a record of a run
+    then does to learn whether it changed."""
 
     def decorate(builder: Callable[[Any], Any]) -> Callable[[Any], Any]:
         @functools.wraps(builder)
@@ -99,6 +103,8 @@ def run_index(name: str, kind: str, sources: Callable[[Any], list[str]] | None =
         INDEX_KINDS[name] = kind
         if sources is not None:
             INDEX_SOURCES[name] = sources
+        if checked_by_value:
+            CHECKED_BY_VALUE.add(name)
         return index
 
     return decorate

@@ -25,9 +25,11 @@ again and chosen by what they read now, and the record is left as it was.
 The trust is the result cache's own (see :mod:`pytest_citations.cache`): a signature stands for
 the bytes, and a file modified within :data:`~pytest_citations.cache.RACY_SECONDS` of a run's start
 is not trusted, so that run writes no record (the previous one stays, and the file counts as
-changed). A run that crashed in a rule (C006), used a result the cache did not keep, or consulted
-an index built from no file of the work tree (the commit checked out, which no ``lstat`` sees) is
-not recorded; nor is a partial re-run that consulted an index the record holds no files of. A symlinked file is recorded with its target's signature, which its own ``lstat``
+changed). An index built from no file of the work tree (the commit checked out, which no
+``lstat`` sees) is built again on a re-run and compared with its recorded digest. A run that
+crashed in a rule (C006), used a result the cache did not keep, or consulted an index built from
+no file and not cheap to build again is not recorded; nor is a partial re-run that consulted an
+index the record holds nothing of. A symlinked file is recorded with its target's signature, which its own ``lstat``
 never matches: it always counts as changed.
 
 The record is one JSON document. Its rows are flat lists, since a re-run decodes all of them:
@@ -38,7 +40,9 @@ The record is one JSON document. Its rows are flat lists, since a re-run decodes
 - ``names``: lists of kind or index names, which the rows below give by number;
 - ``files``: [root number, path, names of the kinds that claim it or null, size, mtime_ns, inode]
   (null signature fields: the path was found missing);
-- ``indexes``: [root number, index name, its files' numbers, their shares or null];
+- ``indexes``: [root number, index name, its files' numbers, their shares or null, its digest
+  or null] (a digest for an index built from no file but cheap to build again: the commit checked
+  out, which a re-run reads again and compares);
 - ``tasks``: [root number, its file's number, kind names, index names, diagnostics, numbers of
   the files it read...]; ``outside``: the diagnostics of paths outside every root; ``shown``: the
   report's files.
@@ -72,7 +76,7 @@ from pytest_citations.fix import replace_atomically
 if TYPE_CHECKING:
     from pytest_citations.selection import Changes
 
-FORMAT = 1
+FORMAT = 2
 MAX_AFFECTED_SHARE = 0.1  # past this share of the files affected, the result cache and -j do better
 _UNTRUSTED = "untrusted"  # the signature of a path that is there but no regular file, or cannot be read
 _MISSING = [None, None, None]  # the signature fields of a file row for a path found missing
@@ -118,7 +122,7 @@ class Request:
         with _without_cache(self.engine):  # (and the nested roots' engines, made from it)
             try:
                 rerun = _Rerun(self, data, changed, selection)
-                return rerun.run() if changed else rerun.report({})
+                return rerun.run() if changed or rerun.revalued else rerun.report({})
             except _DAMAGED:
                 return None
 
@@ -233,15 +237,19 @@ class _Recorder:
         return signature
 
     def _index(self, number: int, name: str) -> list:
-        """[root number, index name, its files' numbers, their shares or None]."""
+        """[root number, index name, its files' numbers, their shares or None, its digest or None]:
+        an index built from files is followed by their signatures, one built from none by its
+        digest, when it is cheap to build again."""
+        engine = self.engines[number]
         sources = dependencies.INDEX_SOURCES.get(name)
         if sources is None:
-            raise _NotRecordable  # built from nothing a signature sees
-        engine = self.engines[number]
+            if name not in dependencies.CHECKED_BY_VALUE:
+                raise _NotRecordable  # built from nothing a signature sees, and costly to build again
+            return [number, name, [], None, engine.index_digest(name)]
         rels = sources(engine)
         shares = dependencies.SHARED.get(name)
         return [number, name, [self._file(number, rel) for rel in rels],
-                None if shares is None else [shares.share(engine, rel) for rel in rels]]
+                None if shares is None else [shares.share(engine, rel) for rel in rels], None]
 
 
 class _Rerun:
@@ -258,7 +266,11 @@ class _Rerun:
         self.prefixes = [prefix for _, prefix in data["roots"]]
         self.engines: dict[int, Engine] = {0: request.engine}
         self.selecting = selection is not None
-        self.affected = self._reading(changed.keys(), self._touched(changed.keys())) if changed else []
+        # the indexes checked by value whose value is another now (the commit checked out)
+        self.revalued = {(number, name) for number, name, _, _, digest in data["indexes"]
+                         if digest is not None and self.engine(number).index_digest(name) != digest}
+        touched = self._touched(changed.keys()) | self.revalued
+        self.affected = self._reading(changed.keys(), touched) if changed or touched else []
         for position in self.affected:  # what the checks act on must be of the recorded shape
             task = self.tasks[position]
             _strings(self.names[task[2]] + [self.files[task[1]][1]])
@@ -274,7 +286,7 @@ class _Rerun:
 
     def _touched(self, changed) -> set[tuple[int, str]]:
         """(root number, index name) of the indexes built from one of the ``changed`` (file numbers)."""
-        return {(number, name) for number, name, sources, _ in self.data["indexes"] if not changed.isdisjoint(sources)}
+        return {(number, name) for number, name, sources, *_ in self.data["indexes"] if not changed.isdisjoint(sources)}
 
     def _reading(self, changed, touched: set[tuple[int, str]]) -> list[int]:
         """The positions of the tasks whose own file or a file they read is one of the ``changed``
@@ -292,7 +304,7 @@ class _Rerun:
         self.selection = {number: selection.paths(self.engine(number)) for number in range(len(self.prefixes))}
         numbers = {number for number, row in enumerate(self.files) if row[1] in self.selection[row[0]]}
         self.selection_touched = {
-            (number, name) for number, name, sources, _ in self.data["indexes"]
+            (number, name) for number, name, sources, *_ in self.data["indexes"]
             if selection.index_touched(self.engine(number), name, sources=[self.files[n][1] for n in sources])
         }
         whole = {number for number in self.selection if self.engine(number).settings_rel() in self.selection[number]}
@@ -349,8 +361,7 @@ class _Rerun:
     def _seed_indexes(self, needed: set[tuple[int, str]]) -> None:
         """Build the share-built indexes the checks will consult from the recorded shares, with
         those of changed files computed again (the others are built on first use, as usual)."""
-        for row in self.data["indexes"]:
-            engine_number, name, sources, shares = row
+        for engine_number, name, sources, shares, _ in self.data["indexes"]:
             if (engine_number, name) not in needed or shares is None or name not in dependencies.SHARED:
                 continue
             engine = self.engine(engine_number)
@@ -382,6 +393,9 @@ class _Rerun:
             if signature == _UNTRUSTED or not self.request.trusted(signature):
                 return
             files[number][3:] = signature or _MISSING
+        for row in self.data["indexes"]:
+            if (row[0], row[1]) in self.revalued:
+                row[4] = self.engine(row[0]).index_digest(row[1])
         numbers = {(row[0], row[1]): number for number, row in enumerate(files)}
         roots = [root.rstrip(os.sep) + os.sep for root, _ in self.data["roots"]]
         for position, (diagnostics, recorded) in found.items():

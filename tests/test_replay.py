@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from conftest import PROJECT
 from pytest_citations import cache as cache_module
-from pytest_citations import replay
+from pytest_citations import git_history, replay
 from pytest_citations.cli import main
 
 MEMORIES = ".serena/memories"
@@ -225,13 +225,29 @@ def test_a_nested_root_is_replayed_and_rechecked_with_its_prefix(repo, capsys, c
     assert run(capsys, repo) == (expected, MANY + 2)
 
 
-def test_a_run_consulting_the_checked_out_commit_is_not_recorded(tmp_path, capsys, cache_folder):
+def test_a_new_commit_checked_out_rechecks_what_consulted_it(tmp_path, capsys, cache_folder):
+    """A stale code tuple's message names commits: its check consults the commit checked out,
+    which a re-run reads again (one `git rev-parse`) and compares with the record's."""
     root = tmp_path / "code"
-    shutil.copytree(PROJECT / "fixtures" / "code-tuples-repo", root)
+    (root / "src").mkdir(parents=True)
+    (root / "pyproject.toml").write_text("[tool.citations]\n")
+    (root / "src" / "app.py").write_text("def login(user):\n    return True\n")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "Add login")
+    old = git_history.content_hash((root / "src" / "app.py").read_bytes())
+    (root / "src" / "app.py").write_text("def login(user):\n    return user.active\n")
+    git(root, "commit", "-q", "-am", "Refuse inactive users")
+    (root / "notes").mkdir()
+    (root / "notes" / "review.md").write_text(f"Users log in [src/app.py@{old}, L1].\n")
     date_back(root)
     first, _ = run(capsys, root)
-    assert records(cache_folder) == []  # its tuples' checks consult git.head, which no lstat sees
-    assert run(capsys, root)[0] == first
+    assert [d["code"] for d in first["diagnostics"]] == ["R408"] and "Refuse inactive users" in first["diagnostics"][0]["message"]
+    assert len(records(cache_folder)) == 1 and run(capsys, root) == (first, 1)
+    git(root, "commit", "-q", "--amend", "-m", "Refuse users who left")  # the work tree stays as it was
+    expected = uncached(capsys, root)
+    assert "Refuse users who left" in expected["diagnostics"][0]["message"]
+    assert run(capsys, root) == (expected, 0)
 
 
 @pytest.mark.parametrize("fixture", sorted(p.name for p in (PROJECT / "fixtures").iterdir() if p.is_dir()))

@@ -407,7 +407,7 @@ def history_for(engine, rel: str, options: dict) -> git_history.History:
     )
 
 
-@dependencies.run_index("git.head", kind="code-tuples")
+@dependencies.run_index("git.head", kind="code-tuples", checked_by_value=True)  # one `git rev-parse`
 def head_commit(engine) -> str | None:
     """The commit checked out at the root (None outside a git work tree)."""
     return git_history.head_commit(engine.config.root)
