@@ -353,12 +353,14 @@ def _changes(args: argparse.Namespace):
             return since(engine).paths
         return {rel for rel in map(engine.relative, named) if rel is not None}
 
-    def earlier(engine: Engine, rel: str) -> str | None:
-        data = git_history.file_at(engine.config.root, since(engine).base, rel)
-        try:
-            return None if data is None else sources.decode_text(data)
-        except sources.SourceError:
-            raise LookupError(rel) from None
+    def earlier(engine: Engine, rels: list[str]) -> dict[str, str | None]:
+        texts = {}
+        for rel, data in git_history.files_at(engine.config.root, since(engine).base, rels).items():
+            try:
+                texts[rel] = None if data is None else sources.decode_text(data)
+            except sources.SourceError:  # not UTF-8 then: left out, as git cannot tell of it
+                continue
+        return texts
 
     return selection.Changes(changed_for, earlier if args.since else None)
 

@@ -317,16 +317,16 @@ class Engine:
         return found
 
     def index_touched(self, name: str, changed: set[str], sources: list[str] | None = None,
-                      earlier: Callable[[str], str | None] | None = None) -> bool:
+                      earlier: Callable[[list[str]], dict[str, str | None]] | None = None) -> bool:
         """Whether the ``changed`` paths may have changed the run-wide index ``name``: one of them
         is one of the files it is built from now (``sources``, when known already), or a path its
         kind claims by its include or sniff globs (it may have been one: deleted, or its head no
         longer claimed).
 
-        ``earlier(rel)`` (the text a changed path had before, None when there was no such file,
-        LookupError when unknown) makes an index built from one share per file exact: it counts
-        as changed only when a changed path's share then and now differ (an edit below a memory's
-        front matter changes no id and no link)."""
+        ``earlier(rels)`` (``{rel: the text it had before, None when there was no such file}``,
+        without the paths it cannot tell of) makes an index built from one share per file exact:
+        it counts as changed only when a changed path's share then and now differ (an edit below a
+        memory's front matter changes no id and no link)."""
         listed = dependencies.INDEX_SOURCES.get(name)
         if listed is None or not changed:
             return False
@@ -336,11 +336,11 @@ class Engine:
         shares = dependencies.SHARED.get(name)
         if not candidates or earlier is None or shares is None or shares.share_of_text is None:
             return bool(candidates)
+        texts = earlier(candidates)
         for rel in candidates:
-            try:
-                before = earlier(rel)
-            except LookupError:
-                return True
+            if rel not in texts:
+                return True  # what it held before cannot be told
+            before = texts[rel]
             then = None if before is None or not self._claims_text(kind, rel, before) else shares.share_of_text(rel, before)
             now = shares.share(self, rel) if any(claimed.name == kind for claimed in self.kinds_for(rel)) else None
             if then != now:

@@ -215,23 +215,35 @@ def changes_since(root: Path, revision: str, timeout: float = DEFAULT_TIMEOUT) -
     return Changes(commit, {name for name in names if name})
 
 
-def file_at(root: Path, commit: str, rel: str, timeout: float = DEFAULT_TIMEOUT) -> bytes | None:
-    """The bytes of ``rel`` (relative to ``root``) as ``commit`` holds it; None when it holds no
-    such file. LookupError when git cannot tell (no git, a timeout, not a blob)."""
-    if _git_missing():
-        raise LookupError(rel)
-    budget = _Budget(timeout)
+def files_at(root: Path, commit: str, rels: list[str], timeout: float = DEFAULT_TIMEOUT) -> dict[str, bytes | None]:
+    """{rel: its bytes as ``commit`` holds it, None when it holds no such file} for ``rels``
+    (relative to ``root``), from one ``git cat-file --batch``. A path git cannot tell of is left
+    out: no git, a timeout, a folder, a name with a line break (the batch's separator)."""
+    asked = [rel for rel in rels if "\n" not in rel and "\r" not in rel]
+    if not asked or _git_missing():
+        return {}
+    lines = "".join(f"{commit}:./{rel}\n" for rel in asked).encode("utf-8", "surrogateescape")
     try:
-        kind = _git(root, ["cat-file", "-t", f"{commit}:./{rel}"], budget)
-        if kind is None:
-            return None  # no such path in that commit
-        if kind.strip() != b"blob":
-            raise LookupError(rel)
-        found = _git(root, ["cat-file", "blob", f"{commit}:./{rel}"], budget)
+        out = _git(root, ["cat-file", "--batch"], _Budget(timeout), stdin=lines)
     except TimeoutError:
-        raise LookupError(rel) from None
-    if found is None:
-        raise LookupError(rel)
+        return {}
+    if out is None:
+        return {}
+    found: dict[str, bytes | None] = {}
+    at = 0
+    try:
+        for rel in asked:  # "<sha> <type> <size>\n<bytes>\n" each, or "<name> missing\n"
+            end = out.index(b"\n", at)
+            header, at = out[at:end].split(b" "), end + 1
+            if header[-1] == b"missing":
+                found[rel] = None
+                continue
+            size = int(header[-1])
+            if header[-2] == b"blob":
+                found[rel] = out[at : at + size]
+            at += size + 1
+    except (ValueError, IndexError):  # output of another shape: what was read so far stands
+        pass
     return found
 
 

@@ -46,13 +46,13 @@ class Changes:
     """The changed paths of each root (``changed_for(engine)``, relative to that engine's root),
     and which run-wide indexes they may have changed, each worked out once.
 
-    ``earlier(engine, rel)``, when given (``--since``: the merge base's version), is the text a
-    changed path had before the change, None when there was no such file, or raises LookupError:
-    with it, an index built from one share per file counts as changed only when a changed file's
-    share did. Without it, any changed path the index's kind may claim counts."""
+    ``earlier(engine, rels)``, when given (``--since``: the merge base's versions), is
+    ``{rel: the text it had before the change, None when there was no such file}``, without the
+    paths it cannot tell of: with it, an index built from one share per file counts as changed only
+    when a changed file's share did. Without it, any changed path the index's kind may claim counts."""
 
     def __init__(self, changed_for: Callable[[Engine], set[str]],
-                 earlier: Callable[[Engine, str], str | None] | None = None) -> None:
+                 earlier: Callable[[Engine, list[str]], dict[str, str | None]] | None = None) -> None:
         self._changed_for = changed_for
         self._earlier = earlier
         self._touched: dict[tuple[int, str], bool] = {}

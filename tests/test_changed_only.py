@@ -330,9 +330,27 @@ def test_since_when_git_cannot_list_the_changes(repo, monkeypatch):
 def test_the_memory_index_compares_shares_then_and_now(repo, changed, before, touched):
     engine = Engine.load(repo)
 
-    def earlier(rel):
+    def earlier(rels):
         if before is LookupError:
-            raise LookupError(rel)
-        return (repo / rel).read_text() if before == "same" else before
+            return {}
+        return {rel: (repo / rel).read_text() if before == "same" else before for rel in rels}
 
     assert engine.index_touched("memories.index", changed, earlier=earlier) is touched
+
+
+def test_files_at_a_commit_come_from_one_batch(repo):
+    from pytest_citations import git_history
+
+    (repo / "src" / "odd name.py").write_bytes(b"\x00\xff binary\nand lines\n")
+    (repo / "src" / "empty.py").write_bytes(b"")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "odd files")
+    head = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "src" / "odd name.py").write_text("changed since\n")
+    asked = ["src/odd name.py", "src/empty.py", f"{MEMORIES}/m_a.md", "src/gone.py", "src", "bad\nname"]
+    assert git_history.files_at(repo, head, asked) == {
+        "src/odd name.py": b"\x00\xff binary\nand lines\n",
+        "src/empty.py": b"",
+        f"{MEMORIES}/m_a.md": (repo / MEMORIES / "m_a.md").read_bytes(),
+        "src/gone.py": None,  # no such file then
+    }  # a folder and a name with a line break: git cannot tell
