@@ -17,11 +17,15 @@ import functools
 import os
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from pytest_citations.config import ConfigError, find_settings
 from pytest_citations.engine import Engine
+
+if TYPE_CHECKING:
+    from pytest_citations.replay import Answers, Request
 
 ITEM_NAME = "citations"
 WORKER_CACHE_KEY = "citations_cache"
@@ -97,6 +101,9 @@ class CitationsCollector:
         # a folder pytest visits -> (its files' engine, their root-relative prefix), or a bad setting's error
         self._folders: dict[str, tuple[Engine, str | None] | pytest.UsageError] = {}
         self._received: dict = {}  # xdist controller: cache key -> cache the workers' entries go to
+        # engine id -> (the request of its files in this session, the answers of its record or None)
+        self._records: dict[int, tuple[Request, Answers | None]] = {}
+        self.items: list[CitationsItem] = []  # every item collected, to record what they found
 
     def load_settings_for(self, args) -> None:
         base = self.config.invocation_params.dir
@@ -135,10 +142,27 @@ class CitationsCollector:
             else:
                 if self.cache_folder is not None:
                     engine.enable_cache(self.cache_folder)
+                    if not self._in_worker:  # (workers' runs are recorded by no one: see sessionfinish)
+                        self._records[id(engine)] = self._record_of(engine)
         engine = self._engines[key]
         if isinstance(engine, pytest.UsageError):
             raise engine
         return engine
+
+    def _record_of(self, engine: Engine) -> tuple[Request, Answers | None]:
+        """The request of ``engine``'s files in this session (the paths pytest was given, the
+        settings, the baseline), and what the record of its last run answers (None: nothing)."""
+        from pytest_citations.replay import Answers, Request
+
+        base = self.config.invocation_params.dir
+        paths = [base / str(arg).split("::", 1)[0] for arg in self.config.args]
+        baseline = self.config.getoption("citations_baseline")
+        request = Request(engine, paths, False, None, Path(baseline) if baseline else None)
+        return request, Answers.of(request)
+
+    def answers(self, engine: Engine) -> Answers | None:
+        """What the record of ``engine``'s last run answers in this session; None: nothing."""
+        return self._records.get(id(engine), (None, None))[1]
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_ignore_collect(self, collection_path: Path, config: pytest.Config):
@@ -191,12 +215,15 @@ class CitationsCollector:
         rel = prefix + name
         if engine.is_excluded(rel):
             return None
-        kinds = engine.kinds_for(rel)
+        answers = self.answers(engine)
+        claimed = None if answers is None else answers.claim(rel)
+        kinds = engine.kinds_for(rel) if claimed is None else engine.kinds_named(claimed)
         if not kinds:
             return None
         # The name pytest would work out with Path.relative_to, given when the parent is the folder.
         known = name if str(parent.path) == folder else None
-        return CitationsFile.from_parent(parent, path=file_path, name=known, engine=engine, kinds=kinds, rel=rel)
+        return CitationsFile.from_parent(parent, path=file_path, name=known, engine=engine, kinds=kinds, rel=rel,
+                                         collector=self)
 
     @property
     def _in_worker(self) -> bool:
@@ -226,8 +253,25 @@ class CitationsCollector:
                 {**cache.take_changes(), "root": str(cache.root)} for cache in self._caches()
             ]
             return
+        self._record_runs()
         for cache in {id(c): c for c in [*self._caches(), *self._received.values()]}.values():
             cache.save()
+
+    def _record_runs(self) -> None:
+        """Leave a record of each engine's run, when every one of its items ran here, none
+        crashed (C006), and the engine checked at least one of them (else the record it answered
+        from still stands)."""
+        from pytest_citations.engine import Task
+
+        for engine in (e for e in self._engines.values() if isinstance(e, Engine)):
+            request, answers = self._records.get(id(engine), (None, None))
+            items = [item for item in self.items if item.parent.engine is engine]
+            if request is None or not items or any(item.found is None for item in items):
+                continue
+            if (answers is not None and answers.used == len(items)) or any(
+                    d.code == "C006" for item in items for d in item.found):
+                continue
+            request.record([Task(engine, item.parent.rel, item.parent.kinds) for item in items], [item.found for item in items])
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_modifyitems(self) -> None:
@@ -272,11 +316,12 @@ class DiagnosticsRepr:
 
 
 class CitationsFile(pytest.File):
-    def __init__(self, *, engine: Engine, kinds: tuple, rel: str, **kwargs) -> None:
+    def __init__(self, *, engine: Engine, kinds: tuple, rel: str, collector: CitationsCollector, **kwargs) -> None:
         super().__init__(**kwargs)
         self.engine = engine
         self.kinds = kinds
         self.rel = rel
+        self.collector = collector
 
     @functools.cached_property
     def shown_path(self) -> str:
@@ -292,12 +337,19 @@ class CitationsItem(pytest.Item):
         super().__init__(**kwargs)
         self.add_marker(ITEM_NAME)
         self.diagnostics = None
+        self.found = None  # the engine's diagnostics, paths from the root (what a record keeps)
+        self.parent.collector.items.append(self)
 
     def check(self) -> list:
-        """The file's diagnostics, computed once."""
+        """The file's diagnostics, computed once: from the record of the last run when nothing
+        they depend on changed, else by the engine (and its result cache)."""
         if self.diagnostics is None:
             parent = self.parent
-            found = parent.engine.check_file(parent.rel, parent.kinds)
+            answers = parent.collector.answers(parent.engine)
+            found = None if answers is None else answers.diagnostics(parent.rel)
+            if found is None:
+                found = parent.engine.check_file(parent.rel, parent.kinds)
+            self.found = found
             shown = parent.shown_path
             self.diagnostics = [
                 dataclasses.replace(d, path=shown) if d.path == parent.rel else d for d in found

@@ -154,6 +154,52 @@ class Request:
         return isinstance(signature, list) and signature[1] < self.started_ns - RACY_SECONDS * 1e9
 
 
+class Answers:
+    """What a record tells a run that asks file by file (``pytest --citations``): which kinds
+    claim a file, and a file's diagnostics, each while nothing it depends on has changed since the
+    record; None otherwise (the caller asks the engine and its result cache)."""
+
+    def __init__(self, claims: dict[str, list[str]], diagnostics: dict[str, list[Diagnostic]]) -> None:
+        self._claims = claims
+        self._diagnostics = diagnostics
+        self.used = 0  # the files whose diagnostics came from the record
+
+    @classmethod
+    def of(cls, request: Request) -> Answers | None:
+        """The answers of ``request``'s record; None when it has none that can answer (files
+        found or gone, a changed file claimed otherwise, a damaged record)."""
+        with kept_for_the_run():
+            data = read_json(request.path)
+        if not (isinstance(data, dict) and data.get("format") == FORMAT and data.get("key") == request.key):
+            return None
+        try:
+            changed = _changes(data)
+            if changed is None or len(data["roots"]) != 1:
+                return None
+            rerun = _Rerun(request, data, changed, None)
+            files, names, engine = rerun.files, rerun.names, request.engine
+            for number in changed:
+                claim = files[number][2]
+                if claim is not None and [kind.name for kind in engine.kinds_for(files[number][1])] != names[claim]:
+                    return None  # claimed otherwise now: the files to check are not the recorded ones
+            claims = {row[1]: names[row[2]] for number, row in enumerate(files) if row[2] is not None and number not in changed}
+            affected = set(rerun.affected)
+            diagnostics = {files[task[1]][1]: [diagnostic_from_json(row) for row in task[4]]
+                           for position, task in enumerate(rerun.tasks) if position not in affected}
+        except _DAMAGED:
+            return None
+        return cls(claims, diagnostics)
+
+    def claim(self, rel: str) -> list[str] | None:
+        return self._claims.get(rel)
+
+    def diagnostics(self, rel: str) -> list[Diagnostic] | None:
+        found = self._diagnostics.get(rel)
+        if found is not None:
+            self.used += 1
+        return found
+
+
 class _Recorder:
     """A record built from a usual run, its result cache and its walks."""
 
