@@ -109,9 +109,8 @@ class Request:
         this run; None when it must go the usual way. With ``selection`` (the changes ``--since``
         or ``--affected-by`` name), only the files those changes affect are reported, as
         :mod:`pytest_citations.selection` chooses them."""
-        with kept_for_the_run():
-            data = read_json(self.path)
-        if not (isinstance(data, dict) and data.get("format") == FORMAT and data.get("key") == self.key):
+        data = self.read()
+        if data is None:
             return None
         try:
             changed = _changes(data)
@@ -125,6 +124,14 @@ class Request:
                 return rerun.run() if changed or rerun.revalued else rerun.report({})
             except _DAMAGED:
                 return None
+
+    def read(self) -> dict[str, Any] | None:
+        """This request's record; None when there is none of this format and request."""
+        with kept_for_the_run():
+            data = read_json(self.path)
+        if isinstance(data, dict) and data.get("format") == FORMAT and data.get("key") == self.key:
+            return data
+        return None
 
     # -- recording -----------------------------------------------------------------------------
 
@@ -168,20 +175,17 @@ class Answers:
     def of(cls, request: Request) -> Answers | None:
         """The answers of ``request``'s record; None when it has none that can answer (files
         found or gone, a changed file claimed otherwise, a damaged record)."""
-        with kept_for_the_run():
-            data = read_json(request.path)
-        if not (isinstance(data, dict) and data.get("format") == FORMAT and data.get("key") == request.key):
+        data = request.read()
+        if data is None:
             return None
         try:
             changed = _changes(data)
             if changed is None or len(data["roots"]) != 1:
                 return None
             rerun = _Rerun(request, data, changed, None)
-            files, names, engine = rerun.files, rerun.names, request.engine
-            for number in changed:
-                claim = files[number][2]
-                if claim is not None and [kind.name for kind in engine.kinds_for(files[number][1])] != names[claim]:
-                    return None  # claimed otherwise now: the files to check are not the recorded ones
+            if not rerun.claims_hold():
+                return None
+            files, names = rerun.files, rerun.names
             claims = {row[1]: names[row[2]] for number, row in enumerate(files) if row[2] is not None and number not in changed}
             affected = set(rerun.affected)
             diagnostics = {files[task[1]][1]: [diagnostic_from_json(row) for row in task[4]]
@@ -372,12 +376,8 @@ class _Rerun:
     def run(self) -> tuple[Report, int] | None:
         """Check the affected tasks again (the result cache off), and record the run anew; None
         when the record cannot answer after all."""
-        if len(self.affected) > MAX_AFFECTED_SHARE * len(self.tasks):
+        if len(self.affected) > MAX_AFFECTED_SHARE * len(self.tasks) or not self.claims_hold():
             return None
-        for number in self.changed:
-            engine_number, rel, claim, *_ = self.files[number]
-            if claim is not None and [kind.name for kind in self.engine(engine_number).kinds_for(rel)] != self.names[claim]:
-                return None  # claimed otherwise now: the files to check are not the recorded ones
         self._seed_indexes({(self.tasks[position][0], name) for position in self.affected
                             for name in self.names[self.tasks[position][3]]})
         found = {position: self._check(position) for position in self.affected}
@@ -388,6 +388,15 @@ class _Rerun:
         else:  # (a selection leaves files that changed unreported and maybe unchecked: its record would lie)
             self._record(found)
         return self.report(found)
+
+    def claims_hold(self) -> bool:
+        """Whether every changed file is claimed by the kinds that claimed it before (else the
+        files to check are not the recorded ones)."""
+        for number in self.changed:
+            engine_number, rel, claim, *_ = self.files[number]
+            if claim is not None and [kind.name for kind in self.engine(engine_number).kinds_for(rel)] != self.names[claim]:
+                return False
+        return True
 
     def report(self, found: dict[int, tuple[list[Diagnostic], dependencies.Recorder]]) -> tuple[Report, int]:
         """The report of the reported tasks: the diagnostics ``found`` again, the recorded ones of
