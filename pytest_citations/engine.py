@@ -170,6 +170,11 @@ class Engine:
             self._cache = ResultCache(self.cache_folder, self.config.root, self.cache_key())
         return self._cache
 
+    @property
+    def opened_cache(self) -> ResultCache | None:
+        """The result cache if this run has opened it (what was never opened has nothing to save)."""
+        return self._cache
+
     def cache_key(self) -> str:
         """The key of this root's cache: its settings, rules and kinds, and where the root lies
         seen from the cache folder (stable when a checkout moves with its cache, different for two

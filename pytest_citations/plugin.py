@@ -230,8 +230,9 @@ class CitationsCollector:
         return hasattr(self.config, "workerinput")
 
     def _caches(self) -> list:
+        """The result caches this session opened (one answered by its record alone was not)."""
         engines = [engine for engine in self._engines.values() if isinstance(engine, Engine)]
-        return [engine.cache for engine in engines if engine.caching and engine.cache is not None]
+        return [engine.opened_cache for engine in engines if engine.opened_cache is not None]
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node, error) -> None:

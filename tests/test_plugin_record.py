@@ -58,9 +58,12 @@ def without_failures(record: Path) -> None:
     record.write_text(json.dumps(data))
 
 
-def test_a_rerun_takes_its_answers_from_the_record(pytester, repo):
+def test_a_rerun_takes_its_answers_from_the_record(pytester, repo, monkeypatch):
+    from pytest_citations import cache
+
     assert run(pytester) == (2, MANY)
     without_failures(the_record(repo))
+    monkeypatch.setattr(cache.ResultCache, "__init__", lambda *a: pytest.fail("the result cache was opened"))
     assert run(pytester) == (MANY + 2, 0)  # every answer came from the (tampered) record
 
 
