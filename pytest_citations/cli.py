@@ -229,8 +229,7 @@ def run_check(args: argparse.Namespace) -> int:
         try:
             replayed = request.replayed(changes)
         except git_history.ChangesError as exc:
-            print(f"citations: error: --since {args.since}: {exc}", file=sys.stderr)
-            return EXIT_USAGE
+            return _changes_unknown(args, exc)
         if replayed is not None:
             report, kept = replayed
             return _report(args, engine, report, hits=kept)
@@ -257,8 +256,7 @@ def run_check(args: argparse.Namespace) -> int:
         else:
             results = parallel.check(tasks, args.jobs, progress.advance)
     except git_history.ChangesError as exc:
-        print(f"citations: error: --since {args.since}: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return _changes_unknown(args, exc)
     finally:
         progress.close()
     report = report_of(tasks, results)
@@ -270,6 +268,12 @@ def run_check(args: argparse.Namespace) -> int:
         print(f"citations: applied {total} fix{'es' if total != 1 else ''} in {len(fixed)} file{'s' if len(fixed) != 1 else ''}", file=sys.stderr)
     caches = [e.cache for e in (engine, *engine.nested_engines) if e.caching and e.cache is not None]
     return _report(args, engine, report, hits=sum(cache.hits for cache in caches))
+
+
+def _changes_unknown(args: argparse.Namespace, exc: Exception) -> int:
+    """Say that git could not list the changes ``--since`` asked for; the usage error's status."""
+    print(f"citations: error: --since {args.since}: {exc}", file=sys.stderr)
+    return EXIT_USAGE
 
 
 def _report(args: argparse.Namespace, engine: Engine, report, hits: int) -> int:

@@ -106,10 +106,13 @@ class CitationsCollector:
         self.items: list[CitationsItem] = []  # every item collected, to record what they found
 
     def load_settings_for(self, args) -> None:
-        base = self.config.invocation_params.dir
-        for arg in args:
-            path = base / str(arg).split("::", 1)[0]
+        for path in self._arg_paths(args):
             self.engine_for(self.real_folder(path if path.is_dir() else path.parent))
+
+    def _arg_paths(self, args) -> list[Path]:
+        """The paths of pytest's arguments (node ids without their ``::`` parts)."""
+        base = self.config.invocation_params.dir
+        return [base / str(arg).split("::", 1)[0] for arg in args]
 
     def real_folder(self, folder: Path) -> Path:
         """``folder`` with symlinks resolved, as the repository root always is, so that a file
@@ -154,10 +157,8 @@ class CitationsCollector:
         settings, the baseline), and what the record of its last run answers (None: nothing)."""
         from pytest_citations.replay import Answers, Request
 
-        base = self.config.invocation_params.dir
-        paths = [base / str(arg).split("::", 1)[0] for arg in self.config.args]
         baseline = self.config.getoption("citations_baseline")
-        request = Request(engine, paths, False, None, Path(baseline) if baseline else None)
+        request = Request(engine, self._arg_paths(self.config.args), False, None, Path(baseline) if baseline else None)
         return request, Answers.of(request)
 
     def answers(self, engine: Engine) -> Answers | None:
