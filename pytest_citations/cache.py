@@ -4,9 +4,10 @@ An entry is keyed by the sha256 of the artifact and of every path its check reso
 :mod:`pytest_citations.dependencies`), the digests of the run-wide indexes it consulted, and the
 kinds that claimed the file; the cache file as a whole belongs to one tool version and one
 effective configuration (:func:`settings_key`). Re-hashing is avoided by a stat fast path: a file
-whose size, mtime_ns and inode are those recorded with its hash is taken to hold the same bytes.
-mtime alone is never trusted (a CI checkout resets it), and a file modified within
-:data:`RACY_SECONDS` of being hashed never takes the fast path (a same-tick edit could hide).
+whose :func:`stat_signature` (size, mtime_ns, ctime_ns, inode) is the one recorded with its hash is
+taken to hold the same bytes. mtime alone is never trusted (a CI checkout resets it, and anyone can
+put an old one back); ctime is set by the system alone. A file modified within :data:`RACY_SECONDS`
+of being hashed never takes the fast path (a same-tick edit could hide).
 
 The cache is a JSON document written atomically, the *base*, followed by *deltas*: a run that
 changed a few entries (a one-file edit re-checks the few files that cite it) writes only those, in
@@ -37,7 +38,7 @@ from pytest_citations import __version__, dependencies, sources
 from pytest_citations.diagnostics import Diagnostic, Edit, Fix, Severity
 from pytest_citations.fix import replace_atomically
 
-FORMAT = 3
+FORMAT = 4
 TABLES = ("files", "results", "indexes")
 PRUNE_DAYS = 30
 DELTA_SHARE = 1 / 8  # the share of the entries that deltas may hold before a new base is written
@@ -45,6 +46,15 @@ MAX_DELTAS = 16
 RACY_SECONDS = 2.0
 DEFAULT_FOLDER = ".citations_cache"
 _HASH_CHUNK = 1 << 20
+
+
+def stat_signature(info: os.stat_result) -> list[int]:
+    """[size, mtime_ns, ctime_ns, inode]: what stands for a regular file's bytes between runs.
+
+    ctime is part of it because no program can set it: a file rewritten in place with its old
+    mtime put back (``cp -p``, ``touch -r``) keeps its size, inode and mtime, but not its ctime."""
+    return [info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino]
+
 
 # A fingerprint is a sha256 hex digest, or one of these for a path that holds no readable file.
 ABSENT, NOT_A_FILE, UNRESOLVABLE = "absent", "not-a-file", "unresolvable"
@@ -237,7 +247,7 @@ class ResultCache:
             return UNRESOLVABLE
         if not stat.S_ISREG(info.st_mode):
             return NOT_A_FILE
-        signature = [info.st_size, info.st_mtime_ns, info.st_ino]
+        signature = stat_signature(info)
         entry = self.files.get(rel)
         if entry is not None and entry.get("stat") == signature:
             if entry.get("seen") != self._today:
@@ -383,14 +393,14 @@ class ResultCache:
         return not changed.isdisjoint(paths) or any(index_changed(name) for name in indexes)
 
     def trusted_signature(self, rel: str) -> list[int] | None:
-        """The stat signature (size, mtime_ns, inode) this run trusted for ``rel``, here or in a
+        """The :func:`stat_signature` this run trusted for ``rel``, here or in a
         worker; None for a path it found missing. LookupError when it trusted none (the file was
         hashed in its racy window, or is no regular file, or was not looked at)."""
         if self._fingerprints.get(rel) == ABSENT:
             return None
         entry = self.files.get(rel)
         signature = entry.get("stat") if entry is not None else None
-        if not (isinstance(signature, list) and len(signature) == 3):
+        if not (isinstance(signature, list) and len(signature) == 4):
             raise LookupError(rel)
         return signature
 

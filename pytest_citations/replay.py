@@ -5,9 +5,9 @@ With the result cache alone, a re-run works file by file: it loads every entry, 
 and verifies every result's key, and past some thousands of files that is most of a re-run. So a
 ``citations check`` also leaves a *record* next to the cache, one per request (the same settings,
 paths, shard and baseline). It holds what each walk found, the stat signature (size, mtime_ns,
-inode) of every file the run read, which kinds claimed each file, what each check read (files and
-run-wide indexes, with the per-file shares of an index built from shares), and each file's
-diagnostics.
+ctime_ns, inode) of every file the run read, which kinds claimed each file, what each check read
+(files and run-wide indexes, with the per-file shares of an index built from shares), and each
+file's diagnostics.
 
 A later run of the same request walks again and takes an ``lstat`` per recorded file:
 
@@ -38,8 +38,8 @@ The record is one JSON document. Its rows are flat lists, since a re-run decodes
 - ``walks``: [root number, folder, excludes, files found, nested roots];
 - ``extra``: [path, signature] of the settings files and the baseline;
 - ``names``: lists of kind or index names, which the rows below give by number;
-- ``files``: [root number, path, names of the kinds that claim it or null, size, mtime_ns, inode]
-  (null signature fields: the path was found missing);
+- ``files``: [root number, path, names of the kinds that claim it or null, size, mtime_ns, ctime_ns,
+  inode] (null signature fields: the path was found missing);
 - ``indexes``: [root number, index name, its files' numbers, their shares or null, its digest
   or null] (a digest for an index built from no file but cheap to build again: the commit checked
   out, which a re-run reads again and compares);
@@ -68,6 +68,7 @@ from pytest_citations.cache import (
     kept_for_the_run,
     prepare_folder,
     read_json,
+    stat_signature,
 )
 from pytest_citations.diagnostics import Diagnostic, sorted_diagnostics
 from pytest_citations.engine import Engine, Report, Task, walk_files
@@ -76,10 +77,10 @@ from pytest_citations.fix import replace_atomically
 if TYPE_CHECKING:
     from pytest_citations.selection import Changes
 
-FORMAT = 2
+FORMAT = 3
 MAX_AFFECTED_SHARE = 0.1  # past this share of the files affected, the result cache and -j do better
 _UNTRUSTED = "untrusted"  # the signature of a path that is there but no regular file, or cannot be read
-_MISSING = [None, None, None]  # the signature fields of a file row for a path found missing
+_MISSING = [None, None, None, None]  # the signature fields of a file row for a path found missing
 # What reading a record of another shape raises; such a record is not trusted (the usual run goes on).
 _DAMAGED = (KeyError, IndexError, TypeError, ValueError, AttributeError)
 
@@ -505,7 +506,7 @@ def _changes(data: dict[str, Any]) -> dict[int, Any] | None:
         except OSError:
             changed[number] = _UNTRUSTED
             continue
-        signature = [info.st_size, info.st_mtime_ns, info.st_ino]
+        signature = stat_signature(info)
         if signature != recorded or not stat.S_ISREG(info.st_mode):
             changed[number] = signature if stat.S_ISREG(info.st_mode) else _UNTRUSTED
     return changed
@@ -519,14 +520,14 @@ def _strings(value: Any) -> list[str]:
 
 
 def _signature(path: str) -> list[int] | str | None:
-    """[size, mtime_ns, inode] of a regular file, None when there is none, else :data:`_UNTRUSTED`."""
+    """The stat signature of a regular file, None when there is none, else :data:`_UNTRUSTED`."""
     try:
         info = os.lstat(path)
     except FileNotFoundError:
         return None
     except (OSError, ValueError):
         return _UNTRUSTED
-    return [info.st_size, info.st_mtime_ns, info.st_ino] if stat.S_ISREG(info.st_mode) else _UNTRUSTED
+    return stat_signature(info) if stat.S_ISREG(info.st_mode) else _UNTRUSTED
 
 
 def _resolved(path: Path) -> str:

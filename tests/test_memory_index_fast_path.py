@@ -103,11 +103,14 @@ def test_realdata_files(realdata):
 
 @pytest.fixture(scope="module")
 def bench_memories(tmp_path_factory) -> list:
+    # bench/corpora.py puts the project on sys.path when imported: leave sys.path as it was, or
+    # later in-process pytest runs import the package from the checkout, not as installed.
+    saved = list(sys.path)
     sys.path.insert(0, str(PROJECT / "bench"))
     try:
         import corpora
     finally:
-        sys.path.remove(str(PROJECT / "bench"))
+        sys.path[:] = saved
     root = tmp_path_factory.mktemp("bench-memories")
     corpora.gen_memories(root, 0.01, random.Random(7))
     return _markdown_files(root / ".serena" / "memories")

@@ -99,11 +99,27 @@ def test_a_changed_cited_file_rechecks_only_the_files_citing_it(repo, capsys, ca
     assert run(capsys, repo) == (expected, MANY + 2)  # the record was written again
 
 
+def test_a_file_rewritten_in_place_with_its_old_mtime_put_back_is_checked_again(repo, capsys, cache_folder):
+    run(capsys, repo)
+    source = repo / "src" / "a.py"
+    before = source.stat()
+    with open(source, "r+b") as stream:  # in place: same inode and size; then the old mtime back
+        stream.write(b"def ALPHA():\n")
+    os.utime(source, ns=(before.st_atime_ns, before.st_mtime_ns))
+    expected = uncached(capsys, repo)
+    assert {(d["path"], d["code"]) for d in expected["diagnostics"]} == {
+        (f"{MEMORIES}/a0.md", "M211"), (f"{MEMORIES}/a1.md", "M211")}
+    assert run(capsys, repo) == (expected, MANY)
+
+
 def test_a_change_in_its_racy_window_leaves_the_record_and_is_rechecked_each_time(repo, capsys, cache_folder):
     run(capsys, repo)
     (record,) = records(cache_folder)
     before = record.read_bytes()
-    (repo / "src" / "a.py").write_text("def ALPHA():\n    return 1\n")  # just now: not to be trusted yet
+    source = repo / "src" / "a.py"
+    source.write_text("def ALPHA():\n    return 1\n")
+    ahead = time.time() + 3600  # written "just now" however slow the machine: never trusted in this test
+    os.utime(source, (ahead, ahead))
     expected = uncached(capsys, repo)
     assert run(capsys, repo) == (expected, MANY)
     assert record.read_bytes() == before
