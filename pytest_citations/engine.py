@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from pytest_citations.cache import ResultCache
 
 SNIFF_BYTES = 64 * 1024
-_INCLUDED = 0  # a kind's claims(rel) when its include globs match (1: only its sniff globs do)
+_INCLUDED, _SNIFFED = 0, 1  # a kind's claims(rel): its include globs claim rel, or its head decides
 
 
 class FileContext:
@@ -398,13 +398,14 @@ class Engine:
 
     def _matchers(self) -> tuple:
         """(claimable(rel), [(kind, claims(rel), excluded(rel)), ...]): whether any kind's include
-        or sniff globs match, and per kind which of its include and sniff globs match first and
-        whether its excludes do; compiled once, since every file of a walk goes through them."""
+        or sniff globs match, and per kind whether its include globs claim a path (_INCLUDED), its
+        head decides (_SNIFFED) or neither, and whether its excludes match; compiled once, since
+        every file of a walk goes through them."""
         if self._kind_matchers is None:
             settings = [self.config.kinds[kind.name] for kind in self.kinds]
             every = tuple(p for kind, own in zip(self.kinds, settings, strict=True) for p in (*own.include, *kind.sniff_include))
             self._kind_matchers = (globs.matcher(every), [
-                (kind, globs.first_match((own.include, kind.sniff_include)), globs.matcher(own.exclude))
+                (kind, _claims(kind, own.include), globs.matcher(own.exclude))
                 for kind, own in zip(self.kinds, settings, strict=True)
             ])
         return self._kind_matchers
@@ -452,6 +453,21 @@ class Engine:
                 kinds = self.kinds_for(rel)
                 if kinds:
                     yield rel, kinds
+
+    def unclaimed(self, paths: Iterable[Path], force_exclude: bool = False) -> list[str]:
+        """The files among ``paths`` (named one by one, not found in a folder) that are inside the
+        root and that no kind claims: named to be checked, they are not, and the user is told. The
+        claim is worked out afresh from each file's head, without the result cache."""
+        found = []
+        for path in paths:
+            if Path(path).is_dir() or (rel := self.relative(path)) is None or not os.path.lexists(path):
+                continue
+            if force_exclude and self.is_excluded(rel):
+                continue
+            claimable, matchers = self._matchers()
+            if not (claimable(rel) and self._claim_names(rel, matchers)):
+                found.append(Path(path).as_posix())
+        return found
 
     def _walk(self, folder: Path, nested: list[str], excludes: tuple[str, ...]) -> Iterator[tuple[str, tuple]]:
         """The artifacts below ``folder``, walked once per run (a run-wide index walks the root
@@ -626,6 +642,19 @@ class Engine:
             fix=finding.fix,
             context=finding.context,
         )
+
+
+def _claims(kind: Any, include: tuple[str, ...]) -> Callable[[str], int | None]:
+    """``claims(rel)`` of a kind: _INCLUDED where its include globs match, _SNIFFED where its
+    sniff globs do, None elsewhere. A path matching the kind's ``by_content_only`` globs is
+    _SNIFFED wherever its include globs would claim it (an agent's CLAUDE.md in a memories folder
+    is a memory only if its front matter cites files)."""
+    first = globs.first_match((include, kind.sniff_include))
+    by_content_only = tuple(getattr(kind, "by_content_only", ()))
+    if not by_content_only:
+        return first
+    content_only = globs.matcher(by_content_only)
+    return lambda rel: _SNIFFED if (found := first(rel)) == _INCLUDED and content_only(rel) else found
 
 
 def walk_files(root: Path, folder: Path, excludes: tuple[str, ...]) -> tuple[list[str], list[str]]:

@@ -182,17 +182,54 @@ def describe(value: Any) -> str:
     return {"an array": "a JSON array", "an object": "a JSON object", "a string": "a JSON string"}.get(name, name)
 
 
-def error_message(exc: Exception, document: bool = False) -> tuple[str, int, int]:
+def error_message(exc: Exception, document: bool = False, text: str | None = None) -> tuple[str, int, int]:
     """(message, line, column) for a text :func:`loads` refused; line and column are 1-based
-    within that text (so always line 1 for one JSON Lines line)."""
+    within that text (so always line 1 for one JSON Lines line). A duplicate key is placed at its
+    second occurrence when the ``text`` is given."""
     if isinstance(exc, RecursionError):
         return "invalid JSON: nested too deeply", 1, 1
+    if isinstance(exc, DuplicateKeyError) and text is not None:
+        offset = duplicate_key_offset(text, exc.key)
+        if offset is not None:
+            line_start = text.rfind("\n", 0, offset) + 1
+            return f"invalid JSON: {exc}", text.count("\n", 0, offset) + 1, offset - line_start + 1
     if isinstance(exc, json.JSONDecodeError):
         message = exc.msg[0].lower() + exc.msg[1:]
         if message.endswith(" at"):
             message += f" line {exc.lineno} column {exc.colno}" if document else f" column {exc.colno}"
         return f"invalid JSON: {message}", exc.lineno, exc.colno
     return f"invalid JSON: {exc}", 1, 1
+
+
+def duplicate_key_offset(text: str, key: str) -> int | None:
+    """Where ``key`` first repeats within one object (its opening quote) in a text that is JSON
+    but for that; None when it does not."""
+    objects: list[set[str] | None] = []  # per open bracket: the keys seen in an object, None in an array
+    key_next = False
+    index, length = 0, len(text)
+    while index < length:
+        char = text[index]
+        if char == '"':
+            value, end = json.decoder.scanstring(text, index + 1)
+            if key_next:
+                keys = objects[-1]
+                if value == key and value in keys:
+                    return index
+                keys.add(value)
+                key_next = False
+            index = end
+            continue
+        if char == "{":
+            objects.append(set())
+            key_next = True
+        elif char == "[":
+            objects.append(None)
+        elif char in "]}":
+            objects.pop()
+        elif char == ",":
+            key_next = objects[-1] is not None
+        index += 1
+    return None
 
 
 def document(ctx, invalid_code: str) -> Any:
@@ -202,7 +239,7 @@ def document(ctx, invalid_code: str) -> Any:
     try:
         return loads(text)
     except (ValueError, RecursionError) as exc:
-        message, line, col = error_message(exc, document=True)
+        message, line, col = error_message(exc, document=True, text=text)
         return Reported(invalid_code, Finding(message, line, col, context=ctx.source.line_text(line)[:_CONTEXT]))
 
 
@@ -229,7 +266,7 @@ def records(ctx, invalid_code: str, unit: Callable[[Line, dict[str, Any]], Any] 
                 message = "the file is one JSON document spread over several lines, not JSON Lines: write one record per line"
                 yield Reported("C004", Finding(message, line.number, 1, context=text[:_CONTEXT]))
                 return
-            message, _, col = error_message(exc)
+            message, _, col = error_message(exc, text=text)
             yield Reported(invalid_code, Finding(message, line.number, col, context=text[:_CONTEXT]))
             continue
         finally:

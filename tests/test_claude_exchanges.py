@@ -112,7 +112,7 @@ def _check_text(tmp_path, name, text):
     [
         ("", [(1, 1, "A601", "invalid JSON: expecting value")]),
         ("[]", [(1, 1, "A601", "the exchange: expected an object with `request` and `response`, found an array")]),
-        ('{"request": {}, "request": {}}', [(1, 1, "A601", "invalid JSON: duplicate key 'request'")]),
+        ('{"request": {}, "request": {}}', [(1, 17, "A601", "invalid JSON: duplicate key 'request'")]),
         ('{"request": {"messages": [NaN]}}', [(1, 1, "A601", "invalid JSON: NaN is not valid JSON")]),
         ("[" * 600 + "]" * 600, [(1, 1, "A601", "invalid JSON: nested too deeply")]),
         ('{"request": {"messages": "hi"}, "response": {"content": null}}', [

@@ -76,12 +76,12 @@ def test_every_code_tuple_rule_fires():
     engine.config.kinds["code-tuples"].options["require-content-hash"] = True
     strict = engine.check([REPO]).diagnostics
     assert [(d.path, d.line, d.severity.value) for d in strict if d.code == "R410"] == [
-        (REVIEW, 9, "error"), (REVIEW, 28, "error"), (JSON, 37, "error")
+        (REVIEW, 9, "error"), (REVIEW, 30, "error"), (JSON, 37, "error")
     ]
     assert not [d for d in strict if d.code == "R409"]
     # the suppression in the review names R409; under R410 it suppresses nothing and says so
     assert [(d.line, d.message) for d in strict if d.code == "C007"] == [
-        (27, "suppression of R409 is unused: no R409 diagnostic on this line")
+        (29, "suppression of R409 is unused: no R409 diagnostic on this line")
     ]
 
 
@@ -106,8 +106,25 @@ SCHEMA_INLINE = regex.compile(
     [
         ("[src/auth/login.ts@a8f9c2d4e5f60718, L42-58]", ("src/auth/login.ts", "a8f9c2d4e5f60718", "L42-58")),
         ("[src/legacy/auth.py, L88]", ("src/legacy/auth.py", None, "L88")),
-        ("[src/legacy/auth.py]", ("src/legacy/auth.py", None, None)),
-        ("[README.md]", ("README.md", None, None)),
+        ("[src/legacy/auth.py]", None),  # no hash, no lines: prose, however path-like
+        ("[README.md]", None),
+        ("[src/a.py@0123456789abcdef]", ("src/a.py", "0123456789abcdef", None)),
+        ("[src/a.py@deadbeef]", ("src/a.py", "deadbeef", None)),  # a short hash: a tuple, for R403
+        ("[src/a.py@a8f9c2d4e5f6071g]", ("src/a.py", "a8f9c2d4e5f6071g", None)),  # a typo in a hash
+        ("[src/gone.py@0000000000000000," + " " * 500 + "L1]", ("src/gone.py", "0000000000000000", "L1")),
+        ("[src/a.py, L1" + " " * 600 + "]", ("src/a.py", None, "L1")),
+        # bracketed text of real Markdown that is not a tuple (rjmurillo/ai-agents, leppikallio/pai-opencode)
+        ("| Update plan | [N/A] |", None),
+        ("[0.25em]", None),
+        ("[Scene/action]", None),
+        ("[1/N]", None),
+        ("CI [0.0pp, 0.0pp]", None),
+        ("suite_passes[.claude/skills]", None),
+        ("[System.IO.Path]::GetTempPath()", None),
+        ("[actions/checkout@v4]", None),
+        ("[lodash/fp@4.17.21]", None),
+        ("[owner/repo@main, see below]", None),
+        ("[a.py, Lorem ipsum 3]", None),
         ("[.aiwg/requirements/UC-007.md@b3d1e9c2f48a5b6c]", (".aiwg/requirements/UC-007.md", "b3d1e9c2f48a5b6c", None)),
         ("[src/a.py@ABCDEF0123456789, L3]", ("src/a.py", "ABCDEF0123456789", "L3")),
         ("[src/a.py@a8f9c2d4e5f6071, L3]", ("src/a.py", "a8f9c2d4e5f6071", "L3")),  # malformed, still a tuple
@@ -115,7 +132,8 @@ SCHEMA_INLINE = regex.compile(
         ("[src/a.py, L9-3]", ("src/a.py", None, "L9-3")),
         ("[src/a.py,L3]", ("src/a.py", None, "L3")),
         ("[src/a.py, lines 3-5]", ("src/a.py", None, "lines 3-5")),
-        ("[/etc/passwd]", ("/etc/passwd", None, None)),
+        ("[/etc/passwd, L1]", ("/etc/passwd", None, "L1")),
+        ("[/etc/passwd]", None),
         ("[../x.py, L1]", ("../x.py", None, "L1")),
         ("[1]", None),
         ("[Paywall]", None),
@@ -378,15 +396,15 @@ def test_hostile_artifacts(tmp_path):
         "dupes.json": '{"citations": [{"artifact_id": "src/a.py", "artifact_id": "src/b.py"}]}',
         "nan.jsonl": '{"citations": [{"artifact_id": "src/a.py", "lines": NaN}]}\n',
         "pretty.jsonl": '{\n  "artifact_id": "src/a.py"\n}\n',
-        "big.md": "[src/a.py]\n" + "x" * 5000,
+        "big.md": "[src/a.py, L1]\n" + "x" * 5000,
         "cites-big.md": "[big.bin@0123456789abcdef]\n",
-        "brackets.md": "[src/a.py]\n" + "[" * 3000 + "]" * 3000 + "\n",
+        "brackets.md": "[src/a.py, L1]\n" + "[" * 3000 + "]" * 3000 + "\n",
         "minified.json": json.dumps({"citations": [{"artifact_id": "src/a.py", "lines": "L1"},
                                                    {"artifact_id": "src/gone.py"}]}),
-        "escape.md": "[link.txt, L1] and [/etc/hostname] and [C:/Windows/win.ini]\n",
+        "escape.md": "[link.txt, L1] and [/etc/hostname, L1] and [C:/Windows/win.ini, L1]\n",
     })
     (root / "big.bin").write_bytes(b"\0" * 5000)
-    (root / "latin.md").write_bytes("[src/a.py] caf\xe9\n".encode("latin-1"))
+    (root / "latin.md").write_bytes("[src/a.py, L1] caf\xe9\n".encode("latin-1"))
     os.symlink(secret, root / "link.txt")
     diagnostics = _check(root)
     found = {(d.path, d.code, d.message) for d in diagnostics}
@@ -395,12 +413,12 @@ def test_hostile_artifacts(tmp_path):
     assert any(d.path == "nan.jsonl" and d.code == "R401" for d in diagnostics)
     assert any(d.path == "pretty.jsonl" and d.code == "C004" for d in diagnostics)
     # too large to read, but claimed by its head: reported, never passed over
-    assert ("big.md", "C003", "file is 5011 bytes, over the 4096-byte limit (max-file-size)") in found
+    assert ("big.md", "C003", "file is 5015 bytes, over the 4096-byte limit (max-file-size)") in found
     assert ("cites-big.md", "R407", "cannot hash big.bin: file is 5000 bytes, over the 4096-byte limit (max-file-size)") in found
     assert any(d.path == "latin.md" and d.code == "C002" for d in diagnostics) or not any(
         d.path == "latin.md" for d in diagnostics)  # claimed only when the sniff sees a tuple
     assert [(d.line, d.col, d.code) for d in diagnostics if d.path == "minified.json"] == [(1, 32, "R409"), (1, 76, "R406")]
-    assert [(d.col, d.code) for d in diagnostics if d.path == "escape.md"] == [(2, "R405"), (21, "R405"), (41, "R405")]
+    assert [(d.col, d.code) for d in diagnostics if d.path == "escape.md"] == [(2, "R405"), (21, "R405"), (45, "R405")]
     assert all("TOP-SECRET" not in d.message for d in diagnostics)
     assert not [d for d in diagnostics if d.code == "C006"]
 
@@ -422,3 +440,28 @@ def test_json_schemas_describing_tuples_are_not_tuples(tmp_path):
     (tmp_path / "openapi.json").write_text('{"components": {"properties": {"artifact_id": {"type": "string"}}}}\n')
     report = Engine.load(tmp_path).check([tmp_path])
     assert report.diagnostics == []
+
+
+def test_a_line_number_of_any_length_is_checked(tmp_path):
+    """Ten digits or thousands match the schema's pattern; they are past the end of the file, not
+    past the checker."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("a\nb\n")
+    tuples = [{"artifact_id": "src/a.py", "content_hash": _h(b"a\nb\n"), "lines": lines}
+              for lines in ("L1-9999999999", "L" + "9" * 5000, "L99999999999999999999-3")]
+    _write(tmp_path, {"out/f.json": json.dumps({"citations": tuples}),
+                      "notes.md": "[src/a.py, L1-" + "9" * 5000 + "]\n"})
+    found = [(d.path, d.code) for d in _check(tmp_path) if d.code != "R409"]
+    assert found == [("notes.md", "R412"), ("out/f.json", "R412"), ("out/f.json", "R412"), ("out/f.json", "R411")]
+
+
+@pytest.mark.parametrize("field, value", [
+    ("lines", "L\u0661"),  # an Arabic-Indic digit: Python's \d takes it, JSON Schema's does not
+    ("lines", "L1\n"),  # Python's $ matches before a final newline, JSON Schema's does not
+    ("content_hash", "0123456789abcdef\n"),
+])
+def test_the_schema_patterns_have_their_json_schema_meaning(tmp_path, field, value):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("a\n")
+    _write(tmp_path, {"out/f.json": json.dumps({"citations": [{"artifact_id": "src/a.py", field: value}]})})
+    assert [d.code for d in _check(tmp_path) if d.code != "R409"] == ["R402"]

@@ -333,14 +333,47 @@ def test_manifest_paths_shapes_and_relative_folder(tmp_path):
     ],
 )
 def test_manifest_shapes(tmp_path, text, message):
+    """A manifest named by the kind's include globs is checked whatever it holds; by default such a
+    file is no EAR manifest (a manifest is claimed by its list of datasets with their counts)."""
     repo = _repo(tmp_path, {"eval/manifest.json": text})
-    assert [(d.code, d.message) for d in Engine.load(repo).check([repo]).diagnostics] == [("E509", message)]
+    assert Engine.load(repo).check([repo]).files == []
+    engine = _engine(repo, kinds={"ear-ids": {"include": ["eval/manifest.json"]}})
+    assert [(d.code, d.message) for d in engine.check([repo]).diagnostics] == [("E509", message)]
+
+
+@pytest.mark.parametrize("text", [
+    # a retrieval-eval project's manifest (chichichiB/Risk-Regulatory-Q-A-Assistant), and others like it
+    '{"evaluation": "retrieval_only", "runner": "run_public_eval.sh"}',
+    '{"version": "1.0", "datasets": {"dev.jsonl": {"sha256": "14753aa6", "items": 15}}}',
+    '{"datasets": ["dev.jsonl", "test.jsonl"]}',
+    '{"manifest_version": "offline-snapshot.v1", "payload": {"path": "snapshot.jsonl"}}',
+])
+def test_other_manifests_are_not_claimed(tmp_path, text):
+    repo = _repo(tmp_path, {"eval/manifest.json": text, "eval/dev.jsonl": '{"question": "q", "answer": "a"}\n'})
+    report = Engine.load(repo).check([repo])
+    assert (report.files, report.diagnostics) == ([], [])
+
+
+def test_files_are_claimed_by_their_content(tmp_path):
+    repo = _repo(tmp_path, {
+        "eval/manifest.json": '{"datasets": [{"id": "d.v1", "file": "eval/d.jsonl", "num_items": 1}]}',
+        "eval/d.jsonl": '{"id": "q1", "ear_sections": ["EAR-736.2"]}\n',
+        "eval/other.jsonl": '{"id": "q1", "expected": {"citations": ["doc-12"]}}\n',
+        "corpus/c.jsonl": '{"schema_version": "retrieval-corpus.v1", "doc_id": "EAR-736.2", "section_id": "EAR-736.2"}\n',
+        "kg/ear.ttl": "<https://ear.example.org/resource/ear/section/EAR-736.2> a <https://ear.example.org/Section> .\n",
+        "kg/other.ttl": "<https://example.org/a> a <https://example.org/B> .\n",
+        "kg/other.jsonld": '{"@id": "https://example.org/a"}',
+    })
+    report = Engine.load(repo).check([repo])
+    assert report.files == ["corpus/c.jsonl", "eval/d.jsonl", "eval/manifest.json", "kg/ear.ttl"]
+    assert report.diagnostics == []
 
 
 # -- hostile files -----------------------------------------------------------------------------------
 
 
 def test_hostile_json_lines(tmp_path):
+    """Files the kind's include globs name, whatever their content."""
     deep = "[" * 100_000 + "]" * 100_000
     repo = _repo(
         tmp_path,
@@ -359,7 +392,8 @@ def test_hostile_json_lines(tmp_path):
             "kg/latin.ttl": b"# caf\xe9\n",
         },
     )
-    rows = [(d.path, d.line, d.code, d.message) for d in Engine.load(repo).check([repo]).diagnostics]
+    engine = _engine(repo, kinds={"ear-ids": {"include": ["eval/*.jsonl", "eval/manifest.json", "kg/*"]}})
+    rows = [(d.path, d.line, d.code, d.message) for d in engine.check([repo]).diagnostics]
     assert rows == [
         ("eval/bad.jsonl", 1, "E501", "invalid JSON: duplicate key 'id'"),
         ("eval/bad.jsonl", 2, "E501", "invalid JSON: NaN is not valid JSON"),
@@ -379,7 +413,7 @@ def test_huge_files_are_refused_before_reading(tmp_path):
         tmp_path,
         {"eval/big.jsonl": record * 100, "eval/manifest.json": "{}" + " " * 4000, "kg/big.ttl": "#" * 4000},
     )
-    engine = _engine(repo, **{"max-file-size": 2000})
+    engine = _engine(repo, **{"max-file-size": 2000, "kinds": {"ear-ids": {"include": ["eval/manifest.json", "kg/*"]}}})
     assert {(d.path, d.code) for d in engine.check([repo]).diagnostics} == {
         ("eval/big.jsonl", "C003"), ("eval/manifest.json", "C003"), ("kg/big.ttl", "C003"),
     }
@@ -397,7 +431,6 @@ REAL_FILES = [
     "eval/golden_phase2.v1.jsonl",
     "eval/manifest.json",
     "eval/multihop_slice.v1.jsonl",
-    "eval/pilot_items.jsonl",
     "eval/unanswerable.v1.jsonl",
     "eval/unanswerable.v2.jsonl",
 ]
@@ -410,7 +443,8 @@ STALE_COUNT = (
 def test_earcrawler_default_settings(realdata):
     """Every governed id of the eval datasets is canonical and resolves to exactly one record of the
     experimental corpus; part-level evidence doc_ids (EAR-736 ...) are not read; the manifest's one
-    stale count is the only finding."""
+    stale count is the only finding. eval/pilot_items.jsonl (placeholder questions, no ear_sections)
+    is no EAR dataset and is not claimed."""
     root = realdata / "earCrawler"
     report = _engine(root).check([root])
     assert report.files == REAL_FILES
@@ -441,7 +475,7 @@ def test_earcrawler_snapshot_fixtures_by_include_globs(realdata):
     report = _engine(root, **table).check([root])
     snapshot = "tests/fixtures/offline_snapshots/ecfr_dev_title15_parts_736_740_742_744_746/snapshot.jsonl"
     assert report.files == [
-        *REAL_FILES,
+        *sorted([*REAL_FILES, "eval/pilot_items.jsonl"]),
         "tests/fixtures/ear_corpus.jsonl",
         "tests/fixtures/ecfr_snapshot_bad_duplicate.jsonl",
         "tests/fixtures/ecfr_snapshot_bad_null_text.jsonl",

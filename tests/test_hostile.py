@@ -13,7 +13,7 @@ def test_every_hostile_file_gets_a_clear_diagnostic():
     report = Engine.load(HOSTILE).check([HOSTILE])
     assert [(d.path.split("/")[1], d.line, d.col, d.code, d.message) for d in report.diagnostics] == [
         ("broken-lines", 1, 1, "U101", "invalid JSON: NaN is not valid JSON"),
-        ("broken-lines", 2, 1, "U101", "invalid JSON: duplicate key 'notes'"),
+        ("broken-lines", 2, 324, "U101", "invalid JSON: duplicate key 'notes'"),
         ("broken-lines", 3, 1, "U101", "invalid JSON: nested too deeply"),
         ("broken-lines", 4, 1, "U101", "line holds a JSON array, not a JSON object"),
         ("broken-lines", 6, 48, "U101", "invalid JSON: invalid control character at column 48"),

@@ -66,7 +66,7 @@ CORPUS = [
     ('jsonl-bad-line-7.jsonl', [(7, 35, 'U101', 'invalid JSON: expecting property name enclosed in double quotes')]),
     ('jsonl-bom.jsonl', []),
     ('jsonl-crlf.jsonl', []),
-    ('jsonl-duplicate-key.jsonl', [(1, 1, 'U101', "invalid JSON: duplicate key 'notes'")]),
+    ('jsonl-duplicate-key.jsonl', [(1, 318, 'U101', "invalid JSON: duplicate key 'notes'")]),
     ('jsonl-empty.jsonl', []),
     ('jsonl-form-feed.jsonl', [(1, 314, 'U101', 'invalid JSON: invalid control character at column 314')]),
     ('jsonl-invalid-utf8.jsonl', [(2, 316, 'C002', 'not valid UTF-8: byte 0xff at offset 632')]),

@@ -545,3 +545,22 @@ def test_suppressions_in_front_matter_comments_and_in_the_body(tmp_path):
         (7, "M207", "File not found: src/also-gone.py"),
         (9, "C007", "suppression of M213 is unused: no M213 diagnostic on this file"),
     ]
+
+
+def test_agent_instructions_in_a_memories_folder_are_memories_only_if_they_cite(tmp_path):
+    """A CLAUDE.md or AGENTS.md per folder is what coding agents read, not a memory: two of them
+    once made a duplicate memory id (their stems) in a real repository."""
+    memories = tmp_path / ".serena" / "memories"
+    for folder in ("testing", "planning"):
+        (memories / folder).mkdir(parents=True)
+        (memories / folder / "CLAUDE.md").write_text("# Instructions\n\nRead AGENTS.md first.\n")
+        (memories / folder / "AGENTS.md").write_text("---\nname: planner\n---\n\n# The planner agent\n")
+        (memories / folder / "README.md").write_text("# What this folder holds\n")
+    (memories / "testing" / "plan.md").write_text("# A plain memory\n")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("x = 1\n")
+    (memories / "planning" / "GEMINI.md").write_text(
+        "---\nid: gemini-notes\ncitations:\n  - path: src/a.py\n    line: 9\n---\n\n# Notes\n")
+    report = Engine.load(tmp_path).check([tmp_path])
+    assert report.files == [".serena/memories/planning/GEMINI.md", ".serena/memories/testing/plan.md"]
+    assert [(d.path, d.code) for d in report.diagnostics] == [(".serena/memories/planning/GEMINI.md", "M210")]

@@ -5,7 +5,9 @@ A kind is an object with:
 - ``name``: kebab-case, the key of its ``[tool.citations.kinds.NAME]`` table;
 - ``include``: default globs (repo-relative) that claim a file by its path;
 - ``sniff_include``: globs whose files are claimed only when ``sniff(head)`` says so, where
-  ``head`` is the first few KiB of the file as text;
+  ``head`` is the first 64 KiB of the file as text;
+- optionally ``by_content_only``: globs of files that ``include`` would claim by path but that are
+  claimed only when ``sniff(head)`` says so (an agent's ``CLAUDE.md`` in a memories folder);
 - ``options``: kind-level settings (``dict[str, rules.Option]``);
 - ``units(ctx)``: parse the file behind ``ctx`` and yield units for the record-scope rules, or
   :class:`Reported` findings for parse problems (which name the rule that reports them). A unit

@@ -4,11 +4,14 @@
 - JSON: the whole document is read once; every object that has an ``artifact_id`` key, and every
   object under one of the ``tuple-keys`` (default ``citations``), at any depth, is a tuple.
 - JSONL: one JSON document per line, searched the same way; a bad line is R401 and the rest is read.
-- Markdown: the inline form ``[artifact_id@content_hash, L42-58]``, ``[artifact_id, L88]`` and
-  ``[artifact_id]``. The schema's ``x-inline-form`` regex is not used (it puts ``, L88`` into the
-  path of a path-only citation, matches ``[1]`` and ``[Paywall]`` and rejects uppercase hashes);
-  the intended grammar is parsed instead, and bracket text is a tuple only when its artifact id
-  looks like a path. Fenced code, code spans, HTML comments and YAML front matter are skipped.
+- Markdown: the inline form ``[artifact_id@content_hash, L42-58]``, ``[artifact_id@content_hash]``
+  and ``[artifact_id, L88]``. The schema's ``x-inline-form`` regex is not used (it puts ``, L88``
+  into the path of a path-only citation, matches ``[1]`` and ``[Paywall]`` and rejects uppercase
+  hashes); the intended grammar is parsed instead, and bracket text is a tuple only when it has a
+  tuple's shape: an artifact id that looks like a path, then an ``@`` and a hash (hex digits), or a
+  line part that starts with ``L`` and a digit. Any other bracket is prose: ``[N/A]``,
+  ``[docs/guide.md]``, ``[actions/checkout@v4]``, ``CI [0.0pp, 0.0pp]``. Fenced code, code spans,
+  HTML comments and YAML front matter are skipped.
 
 Each tuple is one :class:`Tuple` unit. Its verdict (FRESH, STALE, UN-VERSIONED, MISSING, or a path
 outside the root) is computed once, from the cited file's raw bytes read through ``sources``.
@@ -33,24 +36,29 @@ FRESH, STALE, UNVERSIONED, MISSING = "FRESH", "STALE", "UN-VERSIONED", "MISSING"
 OUTSIDE, UNREADABLE = "OUTSIDE", "UNREADABLE"
 HASH = re.compile(r"[0-9a-f]{16}\Z")
 ANY_CASE_HASH = re.compile(r"[0-9a-fA-F]{16}\Z")
-LINES = re.compile(r"L([0-9]{1,9})(?:-([0-9]{1,9}))?\Z")  # at most 9 digits: int() of thousands refuses
+LINES = re.compile(r"L([0-9]+)(?:-([0-9]+))?\Z")
+_MAX_LINE_DIGITS = 18  # a longer line number is past the end of any file (and int() of thousands refuses)
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown", ".mkd")
 GIT_HISTORY = ("root", "enclosing", "off")
 
 # -- the inline grammar -------------------------------------------------------------------------
 
-# A bracket that is not escaped, not the second half of a reference link, not link text.
-_BRACKET = re.compile(r"(?<![\\\]])\[(?P<body>[^\[\]\n]{1,500})\](?![(\[])")
+# A bracket that is not escaped, not the second half of a reference link, not link text; of any
+# length (padding must not hide a tuple), found in linear time since its body holds no bracket.
+_BRACKET = re.compile(r"(?<![\\\]])\[(?P<body>[^\[\]\n]+)\](?![(\[])")
 _ENDS_ID = r"\s@,\[\]"  # characters that end an artifact id in a bracket (a class's inside)
 _NOT_IN_ID_CLASS = r"\s()<>\"'`|*?{}\\"  # characters no artifact id holds (see looks_like_path)
-_BODY = re.compile(
+_BODY = re.compile(  # matched against a body without its trailing blanks
     rf"(?P<id>[^{_ENDS_ID}]+)"
     r"(?:@(?P<hash>[^\s,\[\]]*))?"
-    r"(?:[ \t]*,[ \t]*(?P<lines>[^\[\]]*?))?[ \t]*\Z"
+    r"(?:[ \t]*,[ \t]*(?P<lines>[^\[\]]*))?\Z"
 )
 _NOT_IN_ID = re.compile(f"[{_NOT_IN_ID_CLASS}]")
 _EXTENSION = re.compile(r"[^.]\.[A-Za-z0-9]{0,9}[A-Za-z][A-Za-z0-9]{0,9}\Z|\A\.[A-Za-z0-9_-]*[A-Za-z][A-Za-z0-9_-]*\Z")
-_LOOKS_LIKE_LINES = re.compile(r"(?:[Ll](?:ines?)?\.?)?[ \t]*[0-9]")
+# What makes bracket text a tuple besides a path-like id: a hash (hex digits, as git abbreviates
+# them, or 16 letters and digits: a hash with a typo), or a line part (L42, lines 3-5, l42, L3-L5).
+_HASH_SHAPE = re.compile(r"[0-9A-Fa-f]{7,}\Z|[0-9A-Za-z]{16}\Z")
+_LINES_SHAPE = re.compile(r"[Ll](?:ines?)?\.?[ \t]*[0-9]")
 _WINDOWS_DRIVE = re.compile(r"[A-Za-z]:[/\\]")
 
 
@@ -83,15 +91,15 @@ class InlineMatch:
 def parse_inline(body: str, offset: int = 0) -> InlineMatch | None:
     """The tuple in bracket text ``body`` (without the brackets), or None if it is not one.
 
-    ``offset`` is where ``body`` starts in its text. A tuple with a hash, or with a lines part that
-    starts like a line number, is a tuple even when those parts are malformed, so the rules can
-    report them; a bare ``[path]`` needs a path-like id.
+    ``offset`` is where ``body`` starts in its text. Bracket text is a tuple when it has a tuple's
+    shape (a path-like id, then a hash or a line part: :data:`_HASH_SHAPE`, :data:`_LINES_SHAPE`);
+    its other part may then be malformed, for the rules to report.
     """
-    match = _BODY.match(body)
+    match = _BODY.match(body.rstrip(" \t"))
     if match is None or not looks_like_path(match.group("id")):
         return None
     hash_text, lines = match.group("hash"), match.group("lines")
-    if lines is not None and hash_text is None and not _LOOKS_LIKE_LINES.match(lines):
+    if not ((hash_text is not None and _HASH_SHAPE.match(hash_text)) or (lines is not None and _LINES_SHAPE.match(lines))):
         return None
     return InlineMatch(
         offset - 1,
@@ -297,14 +305,15 @@ class Tuple:
         return self.artifact_id is not None and isinstance(self.artifact_id.value, str) and bool(self.artifact_id.value)
 
     def line_range(self) -> tuple[int, int] | None:
-        """(start, end) of a well-formed ``lines``, or None."""
+        """(start, end) of a well-formed ``lines``, or None; a number of more than
+        :data:`_MAX_LINE_DIGITS` digits is read as the largest such number."""
         if self.lines is None or not isinstance(self.lines.value, str):
             return None
         match = LINES.match(self.lines.value)
         if match is None:
             return None
-        start = int(match.group(1))
-        return start, int(match.group(2)) if match.group(2) else start
+        start = _line_number(match.group(1))
+        return start, _line_number(match.group(2)) if match.group(2) else start
 
     def hash_value(self) -> str | None:
         """The content hash, lowercased, when it is 16 hex digits in any case."""
@@ -312,6 +321,11 @@ class Tuple:
             return None
         value = self.content_hash.value
         return value.lower() if ANY_CASE_HASH.match(value) else None
+
+
+def _line_number(digits: str) -> int:
+    digits = digits.lstrip("0") or "0"
+    return int(digits) if len(digits) <= _MAX_LINE_DIGITS else 10**_MAX_LINE_DIGITS
 
 
 # -- verdicts ---------------------------------------------------------------------------------------

@@ -37,7 +37,13 @@ CORPUS_SCHEMA = "retrieval-corpus.v1"
 SECTION_PATHS = ("ear_sections[]", "expected.citations[]", "citations[].section_id")
 CORPUS_FIELDS = {"doc_id": "doc", "section_id": "section", "parent_id": "doc"}
 KG_SUFFIXES = {".ttl": "turtle", ".nt": "turtle", ".jsonld": "jsonld"}
+# What the head of each of the kind's files holds (the kind claims a file by its content only):
+# a corpus record's schema, a dataset record's ear_sections, a manifest's list of datasets with
+# their item counts, a KG section IRI's path.
 _CORPUS_MARK = re.compile(r'"schema_version"\s*:\s*"retrieval-corpus\.v1"')
+_DATASET_MARK = re.compile(r'"ear_sections"\s*:')
+_MANIFEST_MARKS = (re.compile(r'\A\ufeff?\s*\{'), re.compile(r'"datasets"\s*:\s*\[\s*\{'), re.compile(r'"num_items"\s*:'))
+_KG_MARK = re.compile(r"/resource/ear/section/")
 _SCANNER = json.JSONDecoder()
 INVALID_JSON = "E501"
 
@@ -364,8 +370,8 @@ def _corpus_doc_ids(engine, rel: str) -> list[list]:
 class EarIds:
     name = "ear-ids"
     description = "EAR section ids in eval datasets, manifests, retrieval corpus records and KG IRIs"
-    include = ("eval/*.jsonl", "eval/manifest.json", "**/*.ttl", "**/*.nt", "**/*.jsonld")
-    sniff_include = ("**/*.jsonl",)
+    include = ()
+    sniff_include = ("**/*.jsonl", "**/manifest.json", "**/*.ttl", "**/*.nt", "**/*.jsonld")
     options = {
         "extra-paths": Option(
             list, [], "more JSON paths in dataset records that hold section ids (e.g. rag.citations[].section_id)",
@@ -378,7 +384,8 @@ class EarIds:
     }
 
     def sniff(self, head: str) -> bool:
-        return _CORPUS_MARK.search(head) is not None
+        return any(mark.search(head) for mark in (_CORPUS_MARK, _DATASET_MARK, _KG_MARK)) or all(
+            mark.search(head) for mark in _MANIFEST_MARKS)
 
     def units(self, ctx) -> Iterator[Any]:
         shape = file_format(ctx.rel)

@@ -308,6 +308,10 @@ class Memories:
     description = "Markdown memory files with YAML front-matter citations"
     include = (".serena/memories/**/*.md",)
     sniff_include = ("**/*.md",)
+    # Instructions for coding agents and folder read-mes, which may sit in a memories folder: a
+    # memory only when their front matter cites files, as any other Markdown file.
+    by_content_only = ("CLAUDE.md", "AGENTS.md", "GEMINI.md", "README.md", "CONVENTIONS.md", ".cursorrules",
+                       "copilot-instructions.md", "*.instructions.md", "*.prompt.md")
     options: dict = {}
 
     def sniff(self, head: str) -> bool:

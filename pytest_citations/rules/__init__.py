@@ -8,6 +8,7 @@ a kind never edits a list; rules from other packages arrive through the ``citati
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import pkgutil
@@ -27,14 +28,47 @@ _FIRST_SENTENCE = re.compile(r"\.\s+(?=(?:[^`]*`[^`]*`)*[^`]*$)")  # a full stop
 def bundled_validator(schema_file) -> Any:
     """A draft 2020-12 validator for a schema bundled in the package, built with an empty
     ``referencing.Registry``: a ``$ref`` outside the schema itself is an ``Unresolvable`` error,
-    never a retrieval (jsonschema's default registry would fetch an unknown http(s) ``$ref``)."""
+    never a retrieval (jsonschema's default registry would fetch an unknown http(s) ``$ref``).
+    Its ``pattern`` keyword has the ECMA-262 meaning JSON Schema gives it (:func:`ecma_pattern`)."""
     import json
 
     import jsonschema
     import referencing
 
     schema = json.loads(schema_file.read_text(encoding="utf-8"))
-    return jsonschema.Draft202012Validator(schema, registry=referencing.Registry())
+    validator = jsonschema.validators.extend(jsonschema.Draft202012Validator, {"pattern": _ecma_pattern_keyword})
+    return validator(schema, registry=referencing.Registry())
+
+
+def _ecma_pattern_keyword(validator, pattern: str, instance: Any, schema: dict) -> Iterator[Any]:
+    from jsonschema import ValidationError
+
+    if validator.is_type(instance, "string") and not ecma_pattern(pattern).search(instance):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+@functools.lru_cache(maxsize=64)
+def ecma_pattern(pattern: str) -> re.Pattern[str]:
+    """``pattern`` compiled with the meaning ECMA-262 gives it, which JSON Schema prescribes:
+    Python's ``re`` lets ``$`` match before a final newline and ``\\d`` match any Unicode digit, so
+    ``"0123456789abcdef\\n"`` and ``"L\\u0661"`` pass ``^[0-9a-f]{16}$`` and ``^L\\d+$`` there."""
+    translated, escaped, in_class = [], False, False
+    for char in pattern:
+        if escaped:
+            translated.append(char)
+            escaped = False
+        elif char == "\\":
+            translated.append(char)
+            escaped = True
+        elif in_class:
+            translated.append(char)
+            in_class = char != "]"
+        elif char == "[":
+            translated.append(char)
+            in_class = True
+        else:  # ECMA's $ (without the m flag) is the end of the input
+            translated.append(r"\Z" if char == "$" else char)
+    return re.compile("".join(translated), re.ASCII)
 
 
 @dataclass(frozen=True)
