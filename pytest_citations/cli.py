@@ -76,6 +76,9 @@ def build_parser(only_check: bool = False) -> argparse.ArgumentParser:
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when errors are found")
     check.add_argument("--force-exclude", action="store_true", help="honour excludes for paths named on the command line too (for pre-commit)")
     check.add_argument("--fix", action="store_true", help="apply the fixes of fixable rules, then report what is left")
+    check.add_argument("--refresh-verified", action="store_true",
+                       help="with --fix: also record in memories what verification established (verified stamps with "
+                       "the current time, confidence, last_verified)")
     check.add_argument("--config", type=Path, metavar="FILE", help="read settings from FILE instead of the nearest pyproject.toml")
     check.add_argument("--baseline", type=Path, metavar="FILE", help="report only diagnostics not recorded in FILE")
     check.add_argument("--write-baseline", type=Path, metavar="FILE", help="record every current diagnostic in FILE and exit 0")
@@ -91,7 +94,10 @@ def build_parser(only_check: bool = False) -> argparse.ArgumentParser:
                          help="check only the files changed since the merge base of REF and HEAD (committed or not) "
                          "and the files that cite one of them")
     changes.add_argument("--affected-by", nargs="+", type=Path, metavar="FILE",
-                         help="check only the named files and the files that cite one of them (for pre-commit)")
+                         help="check only the named files and the files that cite one of them")
+    changes.add_argument("--staged", nargs="*", type=Path, metavar="FILE",
+                         help="check only what the staged changes affect (added, modified, deleted and renamed files, "
+                         "as git lists them) and what the named files affect (for pre-commit)")
     check.add_argument("--shard", type=_shard, metavar="K/N",
                        help="check only the K-th of N deterministic parts of the files (to split a run across CI jobs)")
     check.add_argument("-v", "--verbose", action="store_true", help="say how many files were checked and how many came from the cache")
@@ -200,6 +206,9 @@ def run_check(args: argparse.Namespace) -> int:
     from pytest_citations.engine import Engine, Task, report_of, run_task
     from pytest_citations.progress import Progress
 
+    if args.refresh_verified and not args.fix:
+        print("citations: error: --refresh-verified records verification while fixing: add --fix", file=sys.stderr)
+        return EXIT_USAGE
     paths = args.paths or [Path.cwd()]
     missing = [p for p in paths if not p.exists() and not p.is_symlink()]
     if missing:
@@ -214,7 +223,7 @@ def run_check(args: argparse.Namespace) -> int:
             print(f"citations: error: {option}: no rule code starts with {unknown[0]!r}; `citations rules` lists them", file=sys.stderr)
             return EXIT_USAGE
     engine.override(select=args.select, ignore=args.ignore)
-    selecting = bool(args.since or args.affected_by)
+    selecting = _selecting(args)
     if not (args.no_cache or args.fix):
         engine.enable_cache(cache_folder(args.cache_dir, engine))
     elif selecting:
@@ -245,9 +254,9 @@ def run_check(args: argparse.Namespace) -> int:
         known: dict[Task, list] = {}
         if selecting:
             tasks, known = _affected_tasks(tasks, changes, args.jobs, progress)
-        fixed: dict[str, int] = {}
+        fixed: dict = {}
         if args.fix:  # one file after another: a fix may change what the next file reads
-            fix_and_check = progress.wrap(_fixer(fixed))
+            fix_and_check = progress.wrap(_fixer(fixed, args.refresh_verified))
             results = [run_task(task, fix_and_check) for task in tasks]
         elif known:
             todo = [task for task in tasks if task not in known]
@@ -264,15 +273,18 @@ def run_check(args: argparse.Namespace) -> int:
         request.record(tasks, results)
     engine.save_cache()
     if args.fix:
-        total = sum(fixed.values())
-        print(f"citations: applied {total} fix{'es' if total != 1 else ''} in {len(fixed)} file{'s' if len(fixed) != 1 else ''}", file=sys.stderr)
+        from pytest_citations.fix import summary
+
+        sys.stderr.write(summary(fixed, args.refresh_verified))
     caches = [e.cache for e in (engine, *engine.nested_engines) if e.caching and e.cache is not None]
     return _report(args, engine, report, hits=sum(cache.hits for cache in caches))
 
 
 def _changes_unknown(args: argparse.Namespace, exc: Exception) -> int:
-    """Say that git could not list the changes ``--since`` asked for; the usage error's status."""
-    print(f"citations: error: --since {args.since}: {exc}", file=sys.stderr)
+    """Say that git could not list the changes ``--since`` or ``--staged`` asked for; the usage
+    error's status."""
+    option = f"--since {args.since}" if args.since else "--staged"
+    print(f"citations: error: {option}: {exc}", file=sys.stderr)
     return EXIT_USAGE
 
 
@@ -281,7 +293,7 @@ def _report(args: argparse.Namespace, engine: Engine, report, hits: int) -> int:
     from pytest_citations import baseline as baseline_module
     from pytest_citations.reporters import render, statistics
 
-    selecting = bool(args.since or args.affected_by)
+    selecting = _selecting(args)
     if args.verbose:
         files = len(report.files)
         print(f"citations: {files} file{'s' if files != 1 else ''} checked, {hits} from the cache", file=sys.stderr)
@@ -320,53 +332,61 @@ def cache_folder(option: Path | None, engine: Engine) -> Path:
     return Path(chosen).resolve() if chosen else engine.config.root / engine.config.cache_dir
 
 
-def _fixer(fixed: dict[str, int]):
-    """A check_file for --fix that fixes as it checks, counting the fixes per shown path."""
+def _fixer(fixed: dict, refresh: bool):
+    """A check_file for --fix that fixes as it checks (and, with ``refresh``, records verification),
+    keeping the :class:`~pytest_citations.fix.FixResult` of each written file by its shown path."""
     from pytest_citations.fix import FileChangedError, fix_file
 
     def fix_and_check(owner, rel, kinds):
         try:
-            result = fix_file(owner, rel, kinds)
+            result = fix_file(owner, rel, kinds, refresh)
         except FileChangedError as exc:
             print(f"citations: {exc}", file=sys.stderr)
             return owner.check_file(rel, kinds)
-        if result.applied:
-            fixed[owner.display_prefix + rel] = result.applied
+        if result.written:
+            fixed[owner.display_prefix + rel] = result
         return result.diagnostics
 
     return fix_and_check
 
 
+def _selecting(args: argparse.Namespace) -> bool:
+    """Whether the run checks only what changes affect (``--since``, ``--staged``, ``--affected-by``)."""
+    return bool(args.since or args.affected_by) or args.staged is not None
+
+
 def _changes(args: argparse.Namespace):
-    """The changes ``--since`` or ``--affected-by`` name (:class:`selection.Changes`): the changed
-    paths of each root, relative to it (git is asked once per root), and for ``--since`` the text
-    a changed path had at the merge base."""
+    """The changes ``--since``, ``--staged`` or ``--affected-by`` name (:class:`selection.Changes`):
+    the changed paths of each root, relative to it (git is asked once per root), with the files
+    named on the command line, and for ``--since`` and ``--staged`` the text a changed path had
+    at the merge base or at HEAD."""
     from pytest_citations import git_history, selection, sources
 
     found: dict[Path, git_history.Changes] = {}
-    named = [Path(os.path.abspath(p)) for p in args.affected_by or ()]
+    named = [Path(os.path.abspath(p)) for p in args.affected_by or args.staged or ()]
+    asks_git = bool(args.since) or args.staged is not None
 
-    def since(engine: Engine) -> git_history.Changes:
+    def listed(engine: Engine) -> git_history.Changes:
         root = engine.config.root
         if root not in found:
-            found[root] = git_history.changes_since(root, args.since)
+            found[root] = (git_history.changes_since(root, args.since) if args.since
+                           else git_history.staged_changes(root))
         return found[root]
 
     def changed_for(engine: Engine) -> set[str]:
-        if args.since:
-            return since(engine).paths
-        return {rel for rel in map(engine.relative, named) if rel is not None}
+        paths = {rel for rel in map(engine.relative, named) if rel is not None}
+        return listed(engine).paths | paths if asks_git else paths
 
     def earlier(engine: Engine, rels: list[str]) -> dict[str, str | None]:
         texts = {}
-        for rel, data in git_history.files_at(engine.config.root, since(engine).base, rels).items():
+        for rel, data in git_history.files_at(engine.config.root, listed(engine).base, rels).items():
             try:
                 texts[rel] = None if data is None else sources.decode_text(data)
             except sources.SourceError:  # not UTF-8 then: left out, as git cannot tell of it
                 continue
         return texts
 
-    return selection.Changes(changed_for, earlier if args.since else None)
+    return selection.Changes(changed_for, earlier if asks_git else None)
 
 
 def _affected_tasks(tasks, changes, jobs: int, progress) -> tuple[list, dict]:

@@ -5,6 +5,12 @@ the BOM, line endings and final newline stay as they were; the file is written t
 temporary file in the same folder (fsync, original mode, ``os.replace``), and only if its bytes
 on disk are still the ones that were read. A round of fixes that would leave a diagnostic of
 some code more than before it is undone, and fixing stops there.
+
+A kind may also record, after the fixes, what checking established (a kind's ``refresh``: the
+memories' ``verified`` stamps, ``confidence`` and ``last_verified``). Those records hold the time
+of the run, so they are written only when asked (``refresh``; ``--refresh-verified``): a plain
+``--fix`` writes nothing that depends on the clock, and a file without a finding stays as it is.
+Every written file is reported with what was done to it (:func:`summary`).
 """
 
 from __future__ import annotations
@@ -30,6 +36,11 @@ class FileChangedError(Exception):
 class FixResult:
     diagnostics: list[Diagnostic]  # what is left after fixing, re-checked on the written text
     applied: int
+    refreshed: bool = False  # a kind's refresh rewrote the file too (only when asked)
+
+    @property
+    def written(self) -> bool:
+        return bool(self.applied) or self.refreshed
 
 
 def _overlaps(a: tuple[int, int, str], b: tuple[int, int, str]) -> bool:
@@ -61,8 +72,9 @@ def introduces_findings(before: list[Diagnostic], after: list[Diagnostic]) -> bo
     return any(value < 0 for value in counts.values())
 
 
-def fix_file(engine: Any, rel: str, kinds: tuple) -> FixResult:
-    """Fix one artifact file in place; returns what is left and how many fixes were applied."""
+def fix_file(engine: Any, rel: str, kinds: tuple, refresh: bool = False) -> FixResult:
+    """Fix one artifact file in place; returns what is left, how many fixes were applied and
+    whether, with ``refresh``, a kind's refresh recorded what checking established."""
     try:
         source = sources.read_source(engine.config.root, rel, engine.config.max_file_size)
     except sources.SourceError:
@@ -83,17 +95,51 @@ def fix_file(engine: Any, rel: str, kinds: tuple) -> FixResult:
             break  # the round is undone: a fix must never leave a finding that was not there
         applied += count
         current, diagnostics = candidate, after
+    refreshed = False
+    if refresh:
+        fixed_text = current.text
+        current, diagnostics = _refreshed(engine, rel, kinds, source.text, current, diagnostics)
+        refreshed = current.text != fixed_text
+    if current.raw != source.raw:
+        write_atomic(source, current.raw)
+    return FixResult(diagnostics, applied, refreshed)
+
+
+def _refreshed(engine: Any, rel: str, kinds: tuple, original_text: str, current: sources.Source,
+               diagnostics: list[Diagnostic]) -> tuple[sources.Source, list[Diagnostic]]:
+    """The fixed text with each kind's refresh applied (one that would add a finding is left out),
+    and its diagnostics."""
     for kind in kinds:
         refresh = getattr(kind, "refresh", None)
-        refreshed = refresh(engine, rel, source.text, current.text) if refresh else None
+        refreshed = refresh(engine, rel, original_text, current.text) if refresh else None
         if refreshed is not None and refreshed != current.text:
             candidate = sources.with_text(current, refreshed)
             after = engine.check_file(rel, kinds, source=candidate)
             if not introduces_findings(diagnostics, after):
                 current, diagnostics = candidate, after
-    if current.raw != source.raw:
-        write_atomic(source, current.raw)
-    return FixResult(diagnostics, applied)
+    return current, diagnostics
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 'es' if word.endswith('x') else 's'}"
+
+
+def summary(written: dict[str, FixResult], refresh: bool) -> str:
+    """What a ``--fix`` run wrote: counts on the first line (refreshed stamps only when they were
+    asked for), then each written file, sorted, with its fixes and whether its stamps were refreshed."""
+    fixes = sum(result.applied for result in written.values())
+    fixed_files = sum(1 for result in written.values() if result.applied)
+    head = f"applied {_plural(fixes, 'fix')} in {_plural(fixed_files, 'file')}"
+    if refresh:
+        stamped = sum(1 for result in written.values() if result.refreshed)
+        head += f", refreshed verification stamps in {_plural(stamped, 'file')}"
+    lines = [f"citations: {head}"]
+    for path, result in sorted(written.items()):
+        changes = [_plural(result.applied, "fix")] if result.applied else []
+        if result.refreshed:
+            changes.append("verification stamps refreshed")
+        lines.append(f"  {path}: {', '.join(changes)}")
+    return "\n".join(lines) + "\n"
 
 
 def write_atomic(original: sources.Source, data: bytes) -> None:

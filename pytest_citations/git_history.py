@@ -1,4 +1,5 @@
-"""Look up earlier versions of a file in git history, for the STALE message and fix of code tuples.
+"""Look up earlier versions of a file in git history, for the STALE message and fix of code tuples,
+and list the paths changed since a revision or staged for the next commit (``--since``, ``--staged``).
 
 Everything goes through the ``git`` command line, run with ``-C root``, with a bounded number of
 commits and a time budget. Nothing here raises: when git is absent, the root is not the top of a
@@ -80,7 +81,8 @@ def _git_missing() -> bool:
     return shutil.which("git") is None
 
 
-def _git(root: Path, args: list[str], budget: _Budget, stdin: bytes | None = None) -> bytes | None:
+def _git(root: Path, args: list[str], budget: _Budget, stdin: bytes | None = None,
+         environment: dict[str, str] | None = None) -> bytes | None:
     # subprocess and shutil are imported when git is run, not with this module, which the
     # code-tuples kind imports at start-up (tests/test_lazy_imports.py)
     import subprocess
@@ -94,7 +96,7 @@ def _git(root: Path, args: list[str], budget: _Budget, stdin: bytes | None = Non
             input=stdin,
             capture_output=True,
             timeout=left,
-            env=_environment(),
+            env=_environment() if environment is None else environment,
             check=False,
         )
     except subprocess.TimeoutExpired:
@@ -181,14 +183,16 @@ def head_commit(root: Path, timeout: float = DEFAULT_TIMEOUT) -> str | None:
 
 
 class ChangesError(Exception):
-    """The changes since a revision cannot be listed (no git, no work tree, unknown revision)."""
+    """The changes since a revision, or the staged changes, cannot be listed (no git, no work tree,
+    unknown revision)."""
 
 
 @dataclass(frozen=True)
 class Changes:
-    """What differs from a revision: its merge base with HEAD, and the paths that differ."""
+    """What differs from a revision (its merge base with HEAD), or what the staged changes
+    touch (against HEAD): that commit, and the paths that differ."""
 
-    base: str  # the merge base's commit
+    base: str  # the commit (the merge base, HEAD) or tree the paths differ from
     paths: set[str]  # relative to the root they were asked for
 
 
@@ -213,6 +217,72 @@ def changes_since(root: Path, revision: str, timeout: float = DEFAULT_TIMEOUT) -
         raise ChangesError("git could not list the changes")
     names = (diff + untracked).decode("utf-8", "surrogateescape").split("\0")
     return Changes(commit, {name for name in names if name})
+
+
+# Global options that keep git from running a program the repository's own config names: a
+# pager, an fsmonitor hook (run when the index is read), an external diff. The repository under
+# check is not trusted to choose what runs on the machine that checks it.
+_NO_PROGRAMS = ["--no-pager", "-c", "core.fsmonitor=false", "-c", "diff.external="]
+# The diff options to the same end: no external diff, no textconv driver, no colour codes.
+_PLAIN_DIFF = ["--no-ext-diff", "--no-textconv", "--no-color"]
+
+
+def staged_changes(root: Path, timeout: float = DEFAULT_TIMEOUT) -> Changes:
+    """Paths below ``root`` (relative to it) that the staged changes touch, as the next commit
+    would record them: added, modified and deleted files, and both sides of a rename (listed as a
+    deletion and an addition, so the old name is never lost to rename detection). ``base`` is the
+    HEAD commit, or the empty tree before the first commit.
+
+    The index is the one ``git commit`` names in ``GIT_INDEX_FILE`` when it lies in this
+    repository's git folder (``git commit -a`` and ``git commit PATH`` stage into an index of their
+    own before running the pre-commit hook), else the repository's index."""
+    if _git_missing():
+        raise ChangesError("git is not installed")
+    budget = _Budget(timeout)
+    try:
+        located = _git(root, [*_NO_PROGRAMS, "rev-parse", "--show-toplevel", "--absolute-git-dir"], budget)
+        folders = located.decode("utf-8", "surrogateescape").splitlines() if located else []
+        if len(folders) != 2:
+            raise ChangesError(NO_CHECKOUT)
+        top, git_folder = Path(folders[0]), Path(folders[1])
+        base = _head_or_empty_tree(top, budget)
+        listing = ["diff", "--cached", "--name-only", "-z", "--no-renames", *_PLAIN_DIFF, base, "--"]
+        diff = _git(top, [*_NO_PROGRAMS, *listing], budget, environment=_index_environment(top, git_folder))
+    except TimeoutError:
+        raise ChangesError(f"git did not answer within {timeout:g} s") from None
+    if diff is None:
+        raise ChangesError("git could not list the staged changes")
+    folder, top = Path(root).resolve(), top.resolve()
+    if not folder.is_relative_to(top):
+        raise ChangesError(NO_CHECKOUT)
+    prefix = "" if folder == top else f"{folder.relative_to(top).as_posix()}/"
+    names = diff.decode("utf-8", "surrogateescape").split("\0")
+    return Changes(base, {name[len(prefix):] for name in names if name.startswith(prefix) and name != prefix})
+
+
+def _head_or_empty_tree(top: Path, budget: _Budget) -> str:
+    """The HEAD commit of the work tree at ``top``; before the first commit, the empty tree, which
+    holds no earlier version of any file."""
+    head = _git(top, [*_NO_PROGRAMS, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"], budget)
+    if not head:
+        head = _git(top, [*_NO_PROGRAMS, "hash-object", "-t", "tree", "--stdin"], budget, stdin=b"")
+    if not head:
+        raise ChangesError("git could not tell the commit checked out")
+    return head.decode("ascii", "replace").strip()
+
+
+def _index_environment(top: Path, git_folder: Path) -> dict[str, str]:
+    """:func:`_environment`, with the ``GIT_INDEX_FILE`` this process was given when it names an
+    index in ``git_folder`` (a relative one is relative to the top of the work tree, as git
+    reads it); an index of another repository, such as the outer one of a nested root, is left
+    out."""
+    env = _environment()
+    named = os.environ.get("GIT_INDEX_FILE")
+    if named:
+        index = Path(os.path.abspath(top / named))
+        if index.parent.resolve() == git_folder.resolve():
+            env["GIT_INDEX_FILE"] = str(index)
+    return env
 
 
 def files_at(root: Path, commit: str, rels: list[str], timeout: float = DEFAULT_TIMEOUT) -> dict[str, bytes | None]:

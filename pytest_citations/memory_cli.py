@@ -11,6 +11,11 @@ too much, this one differs, and says so on standard error only:
 - a memory file outside the repository root (through ``..`` or a symlink) is never read, and a
   file that cannot be read as UTF-8 text or whose front matter is not valid YAML is a parse error.
 
+Like the reference, ``verify`` and ``verify-all`` write nothing. ``verify-all --fix`` (not in the
+reference) first fixes the memories as ``citations check --fix`` does, and records verification
+(``verified`` stamps, ``confidence``, ``last_verified``) only with ``--refresh-verified``; the files
+it writes are listed on standard error.
+
 Exit status: 0 when every citation is valid (or there is none), 1 when one is stale, 2 for an error.
 The verification itself is :func:`pytest_citations.kinds.memories.verify_citation`, shared with the
 M2xx rules; this module only finds the files and prints the results.
@@ -48,10 +53,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         help="a memory file path inside the repository, a memory id ({id}.md in the memories folder) or a file name there",
     )
     verify_all = actions.add_parser("verify-all", help="verify every memory with citations in the memories folder (recursively)")
+    verify_all.add_argument("--fix", action="store_true", help="first move citations whose snippet moved to another line")
     verify_all.add_argument(
-        "--fix",
+        "--refresh-verified",
         action="store_true",
-        help="first move citations whose snippet moved, and record verified stamps, confidence and last_verified",
+        help="with --fix: also record verified stamps (the current time), confidence and last_verified",
     )
     for command in (verify, verify_all):
         command.add_argument("--json", action="store_true", help="print JSON instead of human-readable text")
@@ -360,31 +366,39 @@ def verify_all(memories: Path, root: Path) -> list[VerificationResult]:
     return results
 
 
-def fix_all(memories: Path, root: Path) -> int | None:
-    """``--fix`` on every memory under ``memories``, as ``citations check --fix`` fixes them;
-    an exit status when the settings cannot be read."""
+def fix_all(memories: Path, root: Path, refresh: bool) -> int | None:
+    """``--fix`` on every memory under ``memories``, as ``citations check --fix`` fixes them (with
+    ``refresh``, as ``--refresh-verified`` too), the files written listed on standard error; an
+    exit status when the settings cannot be read."""
     from pytest_citations.config import ConfigError
     from pytest_citations.engine import Engine
-    from pytest_citations.fix import FileChangedError, fix_file
+    from pytest_citations.fix import FileChangedError, fix_file, summary
     from pytest_citations.kinds.memories import KIND
 
     try:
         engine = Engine.load(root)
     except ConfigError as error:
         return _error(str(error))
+    written = {}
     for path in sorted(memories.glob("**/*.md")):
         rel = engine.relative(path)
         if rel is None:
             continue
         try:
-            fix_file(engine, rel, (KIND,))
+            result = fix_file(engine, rel, (KIND,), refresh)
         except FileChangedError as error:
             print(f"Warning: {error}", file=sys.stderr)
+            continue
+        if result.written:
+            written[rel] = result
+    sys.stderr.write(summary(written, refresh))
     return None
 
 
 def cmd_verify_all(args: argparse.Namespace) -> int:
     """``verify-all``: every memory with citations in the memories folder."""
+    if args.refresh_verified and not args.fix:
+        return _error("--refresh-verified records verification while fixing: add --fix")
     folders = _folders(args)
     if isinstance(folders, int):
         return folders
@@ -392,7 +406,7 @@ def cmd_verify_all(args: argparse.Namespace) -> int:
     if not _exists(memories):
         return _error(f"Memories directory not found: {memories}")
     if args.fix:
-        failed = fix_all(memories, root)
+        failed = fix_all(memories, root, args.refresh_verified)
         if failed is not None:
             return failed
     results = verify_all(memories, root)

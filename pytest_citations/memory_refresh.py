@@ -1,11 +1,13 @@
-"""``--fix`` for memories, past the moved lines: record what verification established.
+"""``--fix --refresh-verified`` for memories, past the moved lines: record what verification established.
 
-After the text fixes, each citation that verifies and has no ``verified`` stamp (or whose ``line``
-this fix moved) gets ``verified: <now>``; the memory's ``confidence`` is set to valid / total; and
-``last_verified`` is stamped when either changed. Nothing changes when nothing needs to, so a
-second run writes nothing. The front matter is rewritten through a ruamel.yaml round trip (comments,
-key order and quoting kept; the Markdown body untouched), and only when a round trip of the
-unchanged front matter reproduces it byte for byte: otherwise the memory is left as it is.
+Only on request: the stamps hold the time of the run, so a plain ``--fix`` (which calls no kind's
+refresh, see :mod:`pytest_citations.fix`) never writes them. After the text fixes, each citation
+that verifies and has no ``verified`` stamp (or whose ``line`` this fix moved) gets
+``verified: <now>``; the memory's ``confidence`` is set to valid / total; and ``last_verified`` is
+stamped when either changed. Nothing changes when nothing needs to, so a second run writes nothing.
+The front matter is rewritten through a ruamel.yaml round trip (comments, key order and quoting
+kept; the Markdown body untouched), and only when a round trip of the unchanged front matter
+reproduces it byte for byte: otherwise the memory is left as it is.
 """
 
 from __future__ import annotations

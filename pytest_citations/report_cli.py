@@ -95,7 +95,7 @@ def build_report(engine, run: str) -> dict[str, Any]:
     valid = [r for r in index.records if r.status == "valid"]
     used_lines = {entry["record_line"] for entry in cited.values() if entry["record_line"] is not None}
     used_valid = [r for r in valid if r.line in used_lines]
-    entries = sorted(cited.values(), key=lambda e: e["cited_at"][0])
+    entries = list(cited.values())  # in the order first cited (a sort of "path:line:col" texts put line 10 before 9)
     return {
         "run": run,
         "citations_file": index.citations,
@@ -136,5 +136,6 @@ def render_text(data: dict[str, Any]) -> str:
     errors = sum(1 for d in data["diagnostics"] if d["severity"] == "error")
     warnings = len(data["diagnostics"]) - errors
     out.append("")
-    out.append(f"{len(data['phantom'])} phantom, {len(data['cited_not_valid'])} cited but not valid; {errors} errors, {warnings} warnings")
+    counts = f"{errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''}"
+    out.append(f"{len(data['phantom'])} phantom, {len(data['cited_not_valid'])} cited but not valid; {counts}")
     return "\n".join(out) + "\n"

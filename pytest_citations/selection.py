@@ -46,7 +46,8 @@ class Changes:
     """The changed paths of each root (``changed_for(engine)``, relative to that engine's root),
     and which run-wide indexes they may have changed, each worked out once.
 
-    ``earlier(engine, rels)``, when given (``--since``: the merge base's versions), is
+    ``earlier(engine, rels)``, when given (``--since``: the merge base's versions; ``--staged``:
+    HEAD's), is
     ``{rel: the text it had before the change, None when there was no such file}``, without the
     paths it cannot tell of: with it, an index built from one share per file counts as changed only
     when a changed file's share did. Without it, any changed path the index's kind may claim counts."""
@@ -55,10 +56,16 @@ class Changes:
                  earlier: Callable[[Engine, list[str]], dict[str, str | None]] | None = None) -> None:
         self._changed_for = changed_for
         self._earlier = earlier
+        self._paths: dict[int, set[str]] = {}
         self._touched: dict[tuple[int, str], bool] = {}
 
     def paths(self, engine: Engine) -> set[str]:
-        return self._changed_for(engine)
+        """The changed paths of ``engine``'s root, worked out once: they are asked for each file,
+        and pre-commit names every file of the repository with ``--all-files``."""
+        key = id(engine)
+        if key not in self._paths:
+            self._paths[key] = self._changed_for(engine)
+        return self._paths[key]
 
     def index_touched(self, engine: Engine, name: str, sources: list[str] | None = None) -> bool:
         """Whether the changes may have changed the index ``name`` of ``engine`` (``sources``:

@@ -3,10 +3,17 @@
 A research run is a folder holding ``citations/citations.jsonl``. Its synthesis is every file the
 ``synthesis`` kind claims (by default ``synthesis.md``, ``synthesis/*.md`` and ``summaries/*.md``)
 whose nearest enclosing run folder it is. In the synthesis's prose (code and HTML comments are
-skipped) every ``http(s)`` URL and every ``cid_<64 hex>`` is a cited reference. A URL is matched to
-a record when its normalized form (under the url-citations kind's ``url-profile``) equals the
-record's ``normalized_url`` or the normalized form of its ``url`` or ``url_original``; a cid is
-matched to the record's ``cid``. A reference that matches no record is a phantom citation (U114).
+skipped) every ``http(s)`` URL, every ``cid_<64 hex>`` and every ``[@cid_...]`` marker is a cited
+reference. A marker names its cid as written, well formed or not: research-run tools cite a record
+as ``[@cid]`` whatever its cid is (placeholders such as ``cid_alpha`` included), so a marker is what
+the synthesis says it cites; a bare ``cid_...`` that is not 64 hex digits is only a word. A URL is
+matched to a record when its normalized form (under the url-citations kind's ``url-profile``)
+equals the record's ``normalized_url`` or the normalized form of its ``url`` or ``url_original``; a
+cid is matched to the record's ``cid``. A reference that matches no record is a phantom citation
+(U114).
+
+A fix that rewrites a record's cid (U104-U106) asks :func:`citing_places` whether the run's
+synthesis cites the old cid, from a run-wide index of every synthesis file's cid references.
 
 This module computes; the U114-U116 rules (``rules/synthesis.py``) and ``citations report
 utilization`` (``report_cli.py``) only present.
@@ -26,6 +33,8 @@ CITATIONS_FILE = "citations/citations.jsonl"
 DEFAULT_SYNTHESIS = ("synthesis.md", "synthesis/*.md", "summaries/*.md")
 _URL = re.compile(r"https?://[^\s<>\"`\[\]{}|\\^]+", re.I)
 _CID = re.compile(r"(?<![0-9A-Za-z_])cid_[0-9a-f]{64}(?![0-9A-Za-z_])")
+# ``[@cid_...]`` with one key of the characters such tools write, not the text of a Markdown link
+_CID_MARKER = re.compile(r"\[@(?P<cid>cid_[A-Za-z0-9_:-]+)\](?!\()")
 _TRAILING = ".,;:!?*_'\""
 
 
@@ -112,10 +121,32 @@ def cited_references(text: str, profile: str = "spec") -> list[CitedRef]:
             except NotAbsoluteURL:
                 normalized = None
             found.append(CitedRef(number, match.start() + 1, url, normalized=normalized))
-        for match in _CID.finditer(line):
-            found.append(CitedRef(number, match.start() + 1, match.group(), cid=match.group()))
+        found.extend(_cid_references(number, line))
     found.sort(key=lambda ref: (ref.line, ref.col))
     return found
+
+
+def cited_cids(text: str) -> list[CitedRef]:
+    """Every cid cited in the prose of a Markdown text (as :func:`cited_references` finds them),
+    without looking at its URLs."""
+    visible = markdown_text.prose(text)
+    return [
+        ref
+        for number, line in enumerate(visible.split("\n"), start=1)
+        if "cid_" in line
+        for ref in _cid_references(number, line)
+    ]
+
+
+def _cid_references(number: int, line: str) -> list[CitedRef]:
+    """The cids line ``number`` cites: in ``[@cid_...]`` markers, and bare when well formed (a
+    well-formed cid inside a marker is that marker's, counted once)."""
+    refs = {}
+    for match in _CID_MARKER.finditer(line):
+        refs[match.start("cid")] = match.group("cid")
+    for match in _CID.finditer(line):
+        refs.setdefault(match.start(), match.group())
+    return [CitedRef(number, start + 1, cid, cid=cid) for start, cid in sorted(refs.items())]
 
 
 def _normalized(value: Any, profile: str) -> str | None:
@@ -191,3 +222,63 @@ def shared_run(engine, rel: str) -> RunIndex | None:
 def url_profile(engine) -> str:
     kinds = engine.config.kinds
     return kinds["url-citations"].options.get("url-profile", "spec") if "url-citations" in kinds else "spec"
+
+
+def run_of_citations(rel: str) -> str | None:
+    """The run folder whose records ``rel`` holds (``<run>/citations/citations.jsonl``), else None:
+    the synthesis looks its cids up in that file only."""
+    path = PurePosixPath(rel)
+    if f"{path.parent.name}/{path.name}" != CITATIONS_FILE:
+        return None
+    return path.parent.parent.as_posix()
+
+
+# -- which synthesis files cite which cids (for the fixes that would rewrite a cid) -------------------
+
+
+def synthesis_files(engine) -> list[str]:
+    """Every file the synthesis kind claims under the repository root, in the order of a walk."""
+    return [rel for rel, kinds in engine.discover([engine.config.root]) if any(kind.name == "synthesis" for kind in kinds)]
+
+
+def cids_of_text(rel: str, text: str) -> list[list]:
+    """[cid, line, col] of every cid a synthesis file holding ``text`` cites."""
+    return [[ref.cid, ref.line, ref.col] for ref in cited_cids(text.removeprefix(sources.BOM))]
+
+
+def _cids_share(engine, rel: str) -> list[list] | None:
+    """:func:`cids_of_text` of the file ``rel``, cached with its hash; None if it cannot be read."""
+
+    def compute():
+        try:
+            text = sources.read_source(engine.config.root, rel, engine.config.max_file_size).text
+        except sources.SourceError:
+            return None  # the synthesis reports its own unreadable file
+        return cids_of_text(rel, text)
+
+    return engine.file_memo("synthesis.cids", rel, compute)
+
+
+# Built from the files the synthesis kind claims (so a change to one selects, under --since, the
+# checks that consulted it); the url-citations rules U104-U106 consult it.
+@dependencies.run_index_of_shares("synthesis.cids", kind="synthesis", files=synthesis_files, share=_cids_share,
+                                  share_of_text=cids_of_text)
+def cid_references(engine, shares: dict[str, list[list] | None]) -> dict[str, list[list]]:
+    """{synthesis file: [cid, line, col] of each cid it cites}, for the files that cite one."""
+    return {rel: refs for rel, refs in shares.items() if refs}
+
+
+def citing_places(engine, citations_rel: str, cid: str) -> list[tuple[str, int, int]]:
+    """(file, line, col) of every reference to ``cid`` in the synthesis of the run whose records
+    ``citations_rel`` holds, in the order of a walk; empty when it is no run's citations file."""
+    run = run_of_citations(citations_rel)
+    if run is None:
+        return []
+    root = engine.config.root
+    return [
+        (rel, line, col)
+        for rel, refs in cid_references(engine).items()
+        if any(ref[0] == cid for ref in refs) and run_folder(root, rel) == run
+        for cited, line, col in refs
+        if cited == cid
+    ]

@@ -1,9 +1,10 @@
-"""Checking part of a repository: --since, --affected-by, --shard, and -j giving the same answer."""
+"""Checking part of a repository: --since, --staged, --affected-by, --shard, and -j giving the same answer."""
 
 from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -192,20 +193,6 @@ def test_affected_by_named_files(repo, capsys, monkeypatch):
     assert checked(capsys, repo, "--affected-by", ".gitignore") == set()
 
 
-def test_the_pre_commit_hook_checks_what_the_staged_files_affect(repo):
-    from ruamel.yaml import YAML
-
-    (hook,) = YAML(typ="safe").load((PROJECT / ".pre-commit-hooks.yaml").read_text())
-    import shlex
-
-    command = shlex.split(hook["entry"])
-    result = subprocess.run([sys.executable, "-m", "pytest_citations", *command[1:], "src/b.py"], cwd=repo,
-                            capture_output=True, text=True)
-    assert result.returncode == 1
-    shown = {line.split(":")[0] for line in result.stdout.splitlines() if ": M211 " in line}
-    assert shown == {f"{MEMORIES}/m_b.md", f"{MEMORIES}/m_ab.md"}
-
-
 def tasks_of(root):
     engine = Engine.load(root)
     return engine.plan([root])
@@ -324,7 +311,7 @@ def test_since_when_git_cannot_list_the_changes(repo, monkeypatch):
     ({f"{MEMORIES}/m_c.md"}, None, True),  # a new memory
     ({f"{MEMORIES}/gone.md"}, "---\nid: gone\n---\n", True),  # a deleted memory
     ({"docs/notes.md"}, "# Notes\n", False),  # a Markdown file that was no memory then, and is none now
-    ({"docs/notes.md"}, "---\nid: notes\ncitations: []\n---\n", True),  # a memory by its head then, gone now
+    ({"docs/notes.md"}, "---\nid: notes\ncitations:\n  - path: src/a.py\n---\n", True),  # a memory by its head then, gone now
     ({f"{MEMORIES}/m_c.md"}, LookupError, True),  # what it held then cannot be told
 ])
 def test_the_memory_index_compares_shares_then_and_now(repo, changed, before, touched):
@@ -354,3 +341,133 @@ def test_files_at_a_commit_come_from_one_batch(repo):
         f"{MEMORIES}/m_a.md": (repo / MEMORIES / "m_a.md").read_bytes(),
         "src/gone.py": None,  # no such file then
     }  # a folder and a name with a line break: git cannot tell
+
+
+def staged_repo(repo):
+    """The repo fixture with everything committed, then a rename, a deletion and an odd name
+    staged, an edit left unstaged and a file left untracked."""
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "all")
+    git(repo, "mv", "src/a.py", 'src/a "ü" b.py')
+    git(repo, "rm", "-q", "src/b.py")
+    write_memory(repo, "m_c", "src/a.py")
+    git(repo, "add", f"{MEMORIES}/m_c.md")
+    (repo / "src" / "c.py").write_text("def c():\n    return 3\n")  # not staged
+    (repo / "untracked.py").write_text("")
+    return repo
+
+
+def test_staged_changes_list_deletions_and_both_sides_of_a_rename(repo):
+    from pytest_citations import git_history
+
+    staged = git_history.staged_changes(staged_repo(repo))
+    assert staged.paths == {"src/a.py", 'src/a "ü" b.py', "src/b.py", f"{MEMORIES}/m_c.md"}
+    assert staged.base == git(repo, "rev-parse", "HEAD").strip()
+
+
+def test_staged_changes_below_a_root_inside_the_checkout(repo):
+    """A root below the top of the work tree: its paths, relative to it, and no others."""
+    from pytest_citations import git_history
+
+    assert git_history.staged_changes(staged_repo(repo) / "src").paths == {"a.py", 'a "ü" b.py', "b.py"}
+
+
+def test_staged_changes_before_the_first_commit(tmp_path):
+    """No HEAD yet: everything staged is new, and the files had no earlier version."""
+    from pytest_citations import git_history
+
+    (tmp_path / "a.py").write_text("a\n")
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", "a.py")
+    staged = git_history.staged_changes(tmp_path)
+    assert staged.paths == {"a.py"}
+    assert git_history.files_at(tmp_path, staged.base, ["a.py"]) == {"a.py": None}
+
+
+def test_staged_changes_read_the_index_git_commit_names(repo, monkeypatch):
+    """`git commit -a` and `git commit PATH` stage into an index of their own and name it to the
+    hook in GIT_INDEX_FILE: that index holds the commit's changes."""
+    from pytest_citations import git_history
+
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "all")
+    index = repo / ".git" / "next-index.lock"
+    index.write_bytes((repo / ".git" / "index").read_bytes())
+    env = {**os.environ, "GIT_INDEX_FILE": str(index), "GIT_CONFIG_GLOBAL": os.devnull}
+    subprocess.run(["git", "-C", str(repo), "rm", "-q", "--cached", "src/b.py"], check=True, env=env)
+    assert git_history.staged_changes(repo).paths == set()
+    monkeypatch.setenv("GIT_INDEX_FILE", ".git/next-index.lock")  # relative: to the top of the work tree
+    assert git_history.staged_changes(repo).paths == {"src/b.py"}
+    monkeypatch.setenv("GIT_INDEX_FILE", str(index))
+    assert git_history.staged_changes(repo).paths == {"src/b.py"}
+    other = repo / "other"
+    other.mkdir()
+    git(other, "init", "-q")
+    assert git_history.staged_changes(other).paths == set()  # another repository's index is not its own
+
+
+def test_staged_changes_run_no_program_the_repository_names(repo, tmp_path):
+    """A repository's own config may name programs (an fsmonitor hook, a pager, an external diff
+    or textconv driver): listing its staged changes runs none of them."""
+    from pytest_citations import git_history
+
+    ran = tmp_path / "ran.log"
+    spy = tmp_path / "spy.sh"
+    spy.write_text(f'#!/bin/sh\necho "$0 $*" >> {shlex.quote(str(ran))}\n')
+    spy.chmod(0o755)
+    for key in ("core.fsmonitor", "core.pager", "diff.external", "diff.spy.textconv", "diff.spy.command"):
+        git(repo, "config", key, str(spy))
+    git(repo, "config", "pager.diff", "true")
+    (repo / ".gitattributes").write_text("*.py diff=spy\n")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "all")
+    (repo / "src" / "b.py").write_text("def b():\n    return 2\n")
+    git(repo, "add", "src/b.py")
+    subprocess.run(["git", "-C", str(repo), "diff", "--cached", "--name-only"], capture_output=True, check=True)
+    assert ran.exists()  # the spy works: plain git runs it
+    ran.unlink()
+    assert git_history.staged_changes(repo).paths == {"src/b.py"}
+    assert not ran.exists()
+
+
+@WARM_OR_NOT
+def test_staged_checks_what_the_staged_changes_affect(repo, capsys, warm):
+    """The rename of a.py and the deletion of b.py select the memories citing them; the unstaged
+    edit of c.py is no staged change. A staged edit of m_c's citations selects m_c alone: compared
+    with HEAD, its id and links are the same, so the memory index did not change."""
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "all")
+    if warm:
+        checked(capsys, repo)
+    git(repo, "mv", "src/a.py", "src/a2.py")
+    git(repo, "rm", "-q", "src/b.py")
+    (repo / "src" / "c.py").write_text("def c():\n    return 3\n")
+    options = () if warm else ("--no-cache",)
+    assert checked(capsys, repo, "--staged", *options) == {"m_a", "m_b", "m_ab"}
+    write_memory(repo, "m_c", "src/c.py", "src/a.py")
+    git(repo, "add", f"{MEMORIES}/m_c.md")
+    assert checked(capsys, repo, "--staged", *options) == {"m_a", "m_b", "m_ab", "m_c"}
+
+
+def test_staged_also_counts_the_files_named_after_it(repo, capsys, monkeypatch):
+    """pre-commit names files after the hook's options (every tracked file with --all-files):
+    those count as changed as well as what is staged."""
+    monkeypatch.chdir(repo)
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "all")
+    git(repo, "rm", "-q", "src/b.py")
+    assert checked(capsys, repo, "--staged", "src/c.py") == {"m_b", "m_ab", "m_c", "m_new"}
+
+
+def test_staged_outside_a_checkout_is_a_usage_error(tmp_path, capsys):
+    (tmp_path / "pyproject.toml").write_text("[tool.citations]\n")
+    (tmp_path / MEMORIES).mkdir(parents=True)
+    write_memory(tmp_path, "m", "a.py")
+    assert main(["check", str(tmp_path), "--staged"]) == 2
+    assert "citations: error: --staged: no git checkout" in capsys.readouterr().err
+
+
+def test_staged_and_since_exclude_each_other(capsys):
+    with pytest.raises(SystemExit):
+        main(["check", "--staged", "--since", "HEAD"])
+    assert "not allowed with" in capsys.readouterr().err

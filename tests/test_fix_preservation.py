@@ -2,7 +2,8 @@
 style, its final newline (or lack of one) and its mode; a file changed on disk between read and
 write is not written; a symlinked artifact is never written through; a second run changes nothing.
 
-The fixers: url citations (U104), memories (M211 and the verification stamps), EAR ids (E502 in
+The fixers: url citations (U104), memories (M211 and, with ``--refresh-verified``, the
+verification stamps), EAR ids (E502 in
 eval JSONL, E513 in a KG file), code tuples (R408, in a small git repository) and
 ``citations brief validate --fix``.
 """
@@ -25,6 +26,7 @@ from pytest_citations import memory_refresh
 from pytest_citations.cli import main
 from pytest_citations.engine import Engine
 from pytest_citations.kinds.code_tuples import KIND as CODE_TUPLES
+from pytest_citations.kinds.ear_ids import KIND as EAR_IDS
 from pytest_citations.urls import cid_for
 from test_code_tuples import APP_V1, APP_V2, _commit, _git, _h
 
@@ -109,15 +111,16 @@ def briefs(root: Path) -> tuple[str, str, str]:
 class Fixer:
     build: Callable[[Path], tuple[str, str, str]]
     cli: bool = False  # run through `citations brief validate --fix` instead of fix_file
-    sniffed: bool = False  # claimed by its content (read_head), not by its path
+    sniffed: object = None  # the kind that claims it by its content (read_head), not by its path
+    refresh: bool = False  # run the kinds' refresh too (--refresh-verified)
 
 
 FIXERS = {
     "url-citations": Fixer(url_citations),
-    "memories": Fixer(memories),
-    "ear-eval": Fixer(ear_eval),
-    "ear-kg": Fixer(ear_kg),
-    "code-tuples": Fixer(code_tuples, sniffed=True),
+    "memories": Fixer(memories, refresh=True),
+    "ear-eval": Fixer(ear_eval, sniffed=EAR_IDS),
+    "ear-kg": Fixer(ear_kg, sniffed=EAR_IDS),
+    "code-tuples": Fixer(code_tuples, sniffed=CODE_TUPLES),
     "briefs": Fixer(briefs, cli=True),
 }
 
@@ -135,11 +138,11 @@ def run_fix(fixer: Fixer, root: Path, rel: str, capsys) -> int:
         assert status in (0, 1), out
         return json.loads(out)["fixed"]["edits"]
     engine = Engine.load(root)
-    return fix_file(engine, rel, engine.kinds_for(rel)).applied
+    return fix_file(engine, rel, engine.kinds_for(rel), fixer.refresh).applied
 
 
-def fix_file(engine, rel, kinds):
-    return fix_module.fix_file(engine, rel, kinds)
+def fix_file(engine, rel, kinds, refresh=False):
+    return fix_module.fix_file(engine, rel, kinds, refresh)
 
 
 def shape(text: str, bom: bool, newline: str, final: bool) -> bytes:
@@ -221,7 +224,7 @@ def test_a_symlinked_artifact_is_never_written_through(tmp_path, capsys, name):
         kinds = engine.kinds_for(rel)
         if fixer.sniffed:  # its head is never read through the link, so no kind claims it ...
             assert kinds == ()
-            kinds = (CODE_TUPLES,)  # ... and were it claimed, it is refused when read
+            kinds = (fixer.sniffed,)  # ... and were it claimed, it is refused when read
         result = fix_file(engine, rel, kinds)
         assert (result.applied, [(d.code, d.message) for d in result.diagnostics]) == (
             0, [("C008", f"path resolves outside the repository root: {rel}")]

@@ -128,11 +128,15 @@ def test_a_symlink_loop_is_named_as_one(tmp_path):
 
 
 def test_a_symlink_loop_as_the_artifact_itself(tmp_path):
+    """Two files a kind claims by path, each a symlink to the other (a file claimed by its content
+    has no content to show, and is not claimed)."""
     root = scratch(tmp_path / "repo", {})
-    (root / "eval").mkdir()
-    os.symlink("b.jsonl", root / EAR)
-    os.symlink("a.jsonl", root / "eval" / "b.jsonl")
-    assert check(root) == [(rel, 1, 1, "C001", f"cannot resolve path {rel!r}: a symlink loop") for rel in (EAR, "eval/b.jsonl")]
+    first, second = "a/citations/citations.jsonl", "b/citations/citations.jsonl"
+    for rel in (first, second):
+        (root / rel).parent.mkdir(parents=True)
+    os.symlink("../../b/citations/citations.jsonl", root / first)
+    os.symlink("../../a/citations/citations.jsonl", root / second)
+    assert check(root) == [(rel, 1, 1, "C001", f"cannot resolve path {rel!r}: a symlink loop") for rel in (first, second)]
 
 
 # -- schemas never reach out ----------------------------------------------------------------------

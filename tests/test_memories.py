@@ -564,3 +564,21 @@ def test_agent_instructions_in_a_memories_folder_are_memories_only_if_they_cite(
     report = Engine.load(tmp_path).check([tmp_path])
     assert report.files == [".serena/memories/planning/GEMINI.md", ".serena/memories/testing/plan.md"]
     assert [(d.path, d.code) for d in report.diagnostics] == [(".serena/memories/planning/GEMINI.md", "M210")]
+
+
+@pytest.mark.parametrize("front_matter, claimed", [
+    ("citations:\n  - path: src/a.py\n    line: 1\n    snippet: x = 1\n", True),
+    ("citations:\n  - path: src/a.py\n", True),
+    ("citations: [{path: src/a.py, line: 1}]\n", True),
+    ("citations: true\n", False),  # Jekyll, Quarto, Pandoc pages: a switch, not a list
+    ("citations: []\n", False),  # nothing to check
+    ("citations:\n  - src/a.py\n", False),  # a list of strings: a bibliography
+    ("citations:\n  - path: src/a.py\n    lines: 1-28\n    symbols: [A]\n", False),  # another tool's research notes
+    ("citations:\n  - url: https://example.com/a\n", False),
+])
+def test_outside_the_memories_folder_a_file_is_a_memory_only_by_the_specs_citations(tmp_path, front_matter, claimed):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("x = 1\n")
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "n.md").write_text(f"---\ntitle: A note\nconfidence: high\n{front_matter}---\n\n# Note\n")
+    assert bool(Engine.load(tmp_path).kinds_for("notes/n.md")) is claimed

@@ -428,21 +428,50 @@ def test_real_memory_file_from_the_reference_project(realdata, capsys):
     ]
 
 
-def test_verify_all_fix_moves_lines_and_records_verification(tmp_path, capsys, monkeypatch):
+def _moved_memory(root: Path) -> Path:
+    (root / "src").mkdir()
+    (root / "src" / "app.py").write_text("import os\n\ndef login():\n    pass\n")
+    memories = root / ".serena" / "memories"
+    memories.mkdir(parents=True)
+    path = memories / "auth.md"
+    path.write_text("---\nid: auth\ncitations:\n  - path: src/app.py\n    line: 1\n    snippet: def login\n---\n# Auth\n")
+    return path
+
+
+PASSED_AUTH = "[PASS] auth: VALID\n  Citations: 1/1 valid\n  Confidence: 1.00\n\nSummary: 1/1 memories valid\n"
+
+
+def test_verify_all_fix_moves_lines_and_stamps_nothing(tmp_path, capsys):
+    memory = _moved_memory(tmp_path)
+    code, out, err = run(capsys, "verify-all", "--repo-root", tmp_path, "--fix")
+    assert (code, out) == (0, PASSED_AUTH)
+    assert err == "citations: applied 1 fix in 1 file\n  .serena/memories/auth.md: 1 fix\n"
+    assert memory.read_text() == (
+        "---\nid: auth\ncitations:\n  - path: src/app.py\n    line: 3\n    snippet: def login\n---\n# Auth\n"
+    )
+
+
+def test_verify_all_fix_refresh_verified_moves_lines_and_records_verification(tmp_path, capsys, monkeypatch):
     from pytest_citations import memory_refresh
 
     monkeypatch.setattr(memory_refresh, "utc_now", lambda: "2026-11-22T10:00:00Z")
-    (tmp_path / "src").mkdir()
-    (tmp_path / "src" / "app.py").write_text("import os\n\ndef login():\n    pass\n")
-    memories = tmp_path / ".serena" / "memories"
-    memories.mkdir(parents=True)
-    memory = memories / "auth.md"
-    memory.write_text("---\nid: auth\ncitations:\n  - path: src/app.py\n    line: 1\n    snippet: def login\n---\n# Auth\n")
-    assert main(["memory", "verify-all", "--repo-root", str(tmp_path), "--fix"]) == 0
-    assert capsys.readouterr().out == (
-        "[PASS] auth: VALID\n  Citations: 1/1 valid\n  Confidence: 1.00\n\nSummary: 1/1 memories valid\n"
+    memory = _moved_memory(tmp_path)
+    code, out, err = run(capsys, "verify-all", "--repo-root", tmp_path, "--fix", "--refresh-verified")
+    assert (code, out) == (0, PASSED_AUTH)
+    assert err == (
+        "citations: applied 1 fix in 1 file, refreshed verification stamps in 1 file\n"
+        "  .serena/memories/auth.md: 1 fix, verification stamps refreshed\n"
     )
     assert memory.read_text() == (
         "---\nid: auth\ncitations:\n  - path: src/app.py\n    line: 3\n    snippet: def login\n"
         "    verified: 2026-11-22T10:00:00Z\nconfidence: 1.0\nlast_verified: 2026-11-22T10:00:00Z\n---\n# Auth\n"
     )
+
+
+def test_refresh_verified_without_fix_is_an_error(tmp_path, capsys):
+    memory = _moved_memory(tmp_path)
+    before = memory.read_bytes()
+    code, out, err = run(capsys, "verify-all", "--repo-root", tmp_path, "--refresh-verified")
+    assert (code, out) == (2, "")
+    assert err == "Error: --refresh-verified records verification while fixing: add --fix\n"
+    assert memory.read_bytes() == before

@@ -1,4 +1,5 @@
-"""--fix on memories records verification: stamps, confidence, last_verified; idempotent; lossless."""
+"""--fix --refresh-verified on memories records verification: stamps, confidence, last_verified;
+idempotent; lossless. Without the opt-in, nothing of it is written."""
 
 from __future__ import annotations
 
@@ -27,9 +28,19 @@ def _repo(tmp_path, front_matter: str, body: str = BODY):
     return tmp_path, ".serena/memories/cache.md"
 
 
-def _fix(root, rel):
+def _fix(root, rel, refresh=True):
     engine = Engine.load(root)
-    return fix_file(engine, rel, engine.kinds_for(rel))
+    return fix_file(engine, rel, engine.kinds_for(rel), refresh)
+
+
+def test_without_the_opt_in_a_memory_without_findings_is_not_written(tmp_path):
+    root, rel = _repo(tmp_path, "citations:\n  - path: src/cache.py\n    line: 3\n    snippet: def cache_key\n")
+    before = (root / rel).read_bytes()
+    result = _fix(root, rel, refresh=False)
+    assert (result.diagnostics, result.applied, result.refreshed, result.written) == ([], 0, False, False)
+    assert (root / rel).read_bytes() == before
+    assert _fix(root, rel).refreshed  # what --refresh-verified would have recorded
+    assert f"verified: {NOW}" in (root / rel).read_text()
 
 
 def test_stamps_verified_citations_confidence_and_last_verified(tmp_path):

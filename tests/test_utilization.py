@@ -25,6 +25,10 @@ INVALID = (
     f"{RUN}/synthesis.md", 8, 58, "U115",
     f"`https://dead.example.org/heat-pump-study` is cited but its record ({CITATIONS}:3) has status 'invalid'",
 )
+FORUM = "https://www.installer-forum.example.net/threads/heat-pump-noise"
+BLOCKED = (
+    f"{RUN}/summaries/executive.md", 6, 53, "U116", f"`{FORUM}` is cited but its record ({CITATIONS}:5) has status 'blocked'",
+)
 
 
 def _copy(tmp_path):
@@ -32,10 +36,11 @@ def _copy(tmp_path):
     return tmp_path / NAME
 
 
-def test_engine_finds_the_phantom_and_the_invalid_citation(tmp_path):
+def test_engine_finds_the_phantom_the_invalid_and_the_blocked_citation(tmp_path):
+    """The paywalled record (www.ft.com) is cited nowhere; were it cited, it would be no finding."""
     root = _copy(tmp_path)
     found = {(d.path, d.line, d.col, d.code, d.message) for d in Engine.load(root).check([root]).diagnostics}
-    assert found == {PHANTOM, INVALID}
+    assert found == {PHANTOM, INVALID, BLOCKED}
 
 
 def test_report_utilization_json(tmp_path, capsys):
@@ -45,19 +50,21 @@ def test_report_utilization_json(tmp_path, capsys):
     iea = "https://www.iea.org/reports/the-future-of-heat-pumps"
     assert data["run"] == RUN
     assert data["synthesis_files"] == [f"{RUN}/synthesis.md", f"{RUN}/summaries/executive.md"]
-    assert (data["records"], data["valid_records"], data["valid_cited"], data["utilization"]) == (4, 2, 1, 0.5)
+    assert (data["records"], data["valid_records"], data["valid_cited"], data["utilization"]) == (5, 2, 1, 0.5)
     assert [(e["url"], e["status"], e["phantom"], e["cited_at"]) for e in data["cited"]] == [
-        (iea, "valid", False, [f"{RUN}/synthesis.md:4:8", f"{RUN}/summaries/executive.md:4:4"]),
+        (iea, "valid", False, [f"{RUN}/synthesis.md:4:8", f"{RUN}/summaries/executive.md:4:4", f"{RUN}/summaries/executive.md:5:45"]),
         ("https://www.heatpumpnews.example.com/europe-2024", None, True, [f"{RUN}/synthesis.md:6:31"]),
         ("https://dead.example.org/heat-pump-study", "invalid", False, [f"{RUN}/synthesis.md:8:58"]),
+        (FORUM, "blocked", False, [f"{RUN}/summaries/executive.md:6:53"]),
     ]
     assert data["cited"][0]["cid"] == cid_for(iea)
     assert data["unused_valid"] == [
         {"record_line": 2, "cid": cid_for("https://www.ehpa.org/market-data"), "url": "https://www.ehpa.org/market-data"}
     ]
     assert [e["url"] for e in data["phantom"]] == ["https://www.heatpumpnews.example.com/europe-2024"]
-    assert [e["status"] for e in data["cited_not_valid"]] == ["invalid"]
-    assert {(d["path"], d["line"], d["col"], d["code"], d["message"]) for d in data["diagnostics"]} == {PHANTOM, INVALID}
+    assert [e["status"] for e in data["cited_not_valid"]] == ["invalid", "blocked"]
+    assert {(d["path"], d["line"], d["col"], d["code"], d["message"]) for d in data["diagnostics"]} == {
+        PHANTOM, INVALID, BLOCKED}
 
 
 def test_report_utilization_text(tmp_path, capsys):
@@ -67,7 +74,7 @@ def test_report_utilization_text(tmp_path, capsys):
     assert "utilization: 1 of 2 valid citations cited (50%)\n" in out
     assert "  PHANTOM (no record)  https://www.heatpumpnews.example.com/europe-2024  [" in out
     assert f"  {CITATIONS}:2  https://www.ehpa.org/market-data\n" in out
-    assert out.endswith("1 phantom, 1 cited but not valid; 2 errors, 0 warnings\n")
+    assert out.endswith("1 phantom, 2 cited but not valid; 2 errors, 1 warning\n")
 
 
 def test_report_usage_errors(tmp_path, capsys):
@@ -80,10 +87,12 @@ def test_report_usage_errors(tmp_path, capsys):
 
 
 def test_front_ends_agree(pytester, capsys):
-    expected, (from_pytest, result) = assert_front_ends_agree(pytester, capsys, NAME, 2)
-    assert from_pytest == expected
-    # citations.jsonl and the executive summary pass; synthesis.md fails on U114 and U115
-    result.assert_outcomes(passed=2, failed=1)
+    expected, (from_pytest, result) = assert_front_ends_agree(pytester, capsys, NAME, 3)
+    assert from_pytest == {finding for finding in expected if finding[3] != "U116"}  # (failing items' text)
+    result.stdout.fnmatch_lines([f"*CitationsWarning: {NAME}/{BLOCKED[0]}:6:53: U116 *"])
+    # citations.jsonl and the executive summary pass (the summary with a U116 warning); synthesis.md
+    # fails on U114 and U115
+    result.assert_outcomes(passed=2, failed=1, warnings=1)
 
 
 def test_statuses_are_configurable_and_warnings_do_not_fail(tmp_path, capsys):
@@ -93,7 +102,8 @@ def test_statuses_are_configurable_and_warnings_do_not_fail(tmp_path, capsys):
     )
     found = [(d.code, d.severity.value, d.line) for d in Engine.load(root).check([root]).diagnostics]
     assert found == [("U114", "error", 6), ("U116", "warning", 8)]
-    (root / "pyproject.toml").write_text('[tool.citations]\nignore = ["U114"]\nrules.U115.statuses = []\n', encoding="utf-8")
+    (root / "pyproject.toml").write_text(
+        '[tool.citations]\nignore = ["U114"]\nrules.U115.statuses = []\nrules.U116.statuses = []\n', encoding="utf-8")
     assert main(["report", "utilization", str(root / RUN), "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["diagnostics"] == []
 
@@ -140,3 +150,38 @@ def test_docs_show_the_fixture_report(tmp_path, capsys, monkeypatch):
     out = capsys.readouterr().out
     doc = (PROJECT / "docs" / "utilization.md").read_text(encoding="utf-8")
     assert f"$ citations report utilization {RUN}\n{out}```" in doc
+
+
+def test_bracketed_cid_markers_are_references_whatever_their_spelling():
+    """``[@cid_x]`` names a cid even when it is not 64 hex digits (the markers research-run tools
+    write into a synthesis); a bare ``cid_x`` in prose and a Markdown link ``[@cid_x](...)`` do not."""
+    cid = "cid_" + "b" * 64
+    text = (
+        "Tracks reconcile [@cid_alpha]. Pressure fell [@cid_beta] [@cid_gamma-2:x].\n"
+        f"Hashed [@{cid}] and bare {cid}; the cid_alpha placeholder; [@other] and [see @cid_beta].\n"
+        "Ask [@cid_bot](https://t.me/cid_bot) for the chat id. `[@cid_code]` <!-- [@cid_hidden] -->\n"
+    )
+    refs = [(r.line, r.col, r.text, r.cid) for r in cited_references(text)]
+    assert refs == [
+        (1, 20, "cid_alpha", "cid_alpha"),
+        (1, 48, "cid_beta", "cid_beta"),
+        (1, 60, "cid_gamma-2:x", "cid_gamma-2:x"),
+        (2, 10, cid, cid),
+        (2, 89, cid, cid),
+        (3, 16, "https://t.me/cid_bot", None),
+    ]
+
+
+def test_a_marker_whose_cid_no_record_has_is_a_phantom_and_one_with_a_record_resolves(tmp_path):
+    run = tmp_path / "run"
+    (run / "citations").mkdir(parents=True)
+    (run / "citations" / "citations.jsonl").write_text(
+        '{"cid":"cid_alpha","url":"https://example.com/a","normalized_url":"https://example.com/a","status":"valid"}\n',
+        encoding="utf-8",
+    )
+    (run / "synthesis.md").write_text("Cited [@cid_alpha] and [@cid_omega].\n", encoding="utf-8")
+    engine = Engine.load(tmp_path)
+    found = [(d.line, d.col, d.code, d.message) for d in engine.check_file("run/synthesis.md", engine.kinds_for("run/synthesis.md"))]
+    assert found == [
+        (1, 26, "U114", "`cid_omega` is cited but has no record in run/citations/citations.jsonl (phantom citation)")
+    ]

@@ -26,6 +26,7 @@ LINK_TYPES = ("related", "supersedes", "blocks", "implements", "extends")
 DEFAULT_CONFIDENCE = 0.5
 _PROBLEM_CODES = {"syntax": "M201", "alias": "M202", "tag": "M203", "duplicate-key": "M204"}
 _CITATIONS_IN_FRONT_MATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n(?:(?!---[ \t]*\r?\n).*\n)*?citations[ \t]*:", re.M)
+CITATION_FIELDS = frozenset({"path", "line", "snippet", "verified"})
 
 
 @dataclass
@@ -315,10 +316,25 @@ class Memories:
     options: dict = {}
 
     def sniff(self, head: str) -> bool:
-        return _CITATIONS_IN_FRONT_MATTER.search(head) is not None
+        """Whether a Markdown file outside the memories folder is a memory: its front matter's
+        ``citations`` is a list of the spec's citations (each a mapping with a ``path``, and no
+        field the spec does not define). Other tools put other things under that key (Jekyll's
+        and Quarto's ``citations: true``, research notes citing ``lines`` and ``symbols``)."""
+        if _CITATIONS_IN_FRONT_MATTER.search(head) is None:
+            return False
+        from pytest_citations import frontmatter
+
+        parsed = frontmatter.parse(head.removeprefix("\ufeff"), frozenset({"citations"}))
+        root = parsed.root if parsed is not None else None
+        node = root.value.get("citations") if root is not None and isinstance(root.value, dict) else None
+        if node is None or not isinstance(node.value, list) or not node.value:
+            return False
+        return all(isinstance(item.value, dict) and "path" in item.value and item.value.keys() <= CITATION_FIELDS
+                   for item in node.value)
 
     def refresh(self, engine, rel: str, original_text: str, text: str) -> str | None:
-        """After ``--fix``: stamp what verification established (see memory_refresh)."""
+        """After ``--fix --refresh-verified`` (never a plain ``--fix``): stamp what verification
+        established (see memory_refresh)."""
         from pytest_citations.memory_refresh import refresh
 
         return refresh(engine, rel, original_text, text)

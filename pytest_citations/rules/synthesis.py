@@ -19,11 +19,12 @@ def _what(cited: Cited) -> str:
 def phantom_citation(cited: Cited, ctx):
     """
     ## What it does
-    Reports a URL or `cid_...` cited in the synthesis of a research run that has no record in the
-    run's `citations/citations.jsonl` (a phantom citation). A URL matches a record when its
-    normalized form equals the record's `normalized_url`, or the normalized `url` or
-    `url_original`; a cid matches the record's `cid`. URLs in code and HTML comments are not
-    citations.
+    Reports a URL or cid cited in the synthesis of a research run that has no record in the
+    run's `citations/citations.jsonl` (a phantom citation). A cid is cited bare when it is `cid_` +
+    64 hex digits, or as a `[@cid_...]` marker whatever follows `cid_` (`[@cid_alpha]` cites the
+    record whose `cid` is `cid_alpha`). A URL matches a record when its normalized form equals the
+    record's `normalized_url`, or the normalized `url` or `url_original`; a cid matches the
+    record's `cid`. References in code and HTML comments are not citations.
 
     ## Why is this bad?
     `citations.jsonl` is where every URL is validated before synthesis. A URL that reached the
@@ -138,25 +139,27 @@ def cited_invalid_record(cited: Cited, ctx):
     "cited-restricted-record",
     kind=KIND,
     severity=Severity.WARNING,
-    options={"statuses": Option(list, ["blocked", "paywalled"], _STATUS_OPTION_HELP, items=str)},
+    options={"statuses": Option(list, ["blocked"], _STATUS_OPTION_HELP, items=str)},
 )
 def cited_restricted_record(cited: Cited, ctx):
     """
     ## What it does
     Warns about a URL or cid cited in a run's synthesis whose record in `citations/citations.jsonl`
-    has a status in this rule's `statuses` option (by default `blocked` and `paywalled`): the page
-    exists but its text could not be checked.
+    has a status in this rule's `statuses` option (by default `blocked`): the page exists but its
+    text could not be read. A `paywalled` record is not reported by default: its page was reached
+    and is what the record says, and the research pipelines that write `citation.v1` records count
+    `valid` and `paywalled` records alike as validated; add `paywalled` to `statuses` to be told.
 
     ## Why is this bad?
-    Nobody verified that a blocked or paywalled page says what the synthesis claims. It may be the
-    best source there is, so this is a warning; make it an error by moving the statuses to U115.
+    Nobody verified that a blocked page says what the synthesis claims. It may be the best source
+    there is, so this is a warning; make it an error by moving the status to U115.
 
     ## Example
 
-    Bad (the cited record is `paywalled`):
+    Bad (the cited record is `blocked`):
 
     ```jsonl title="run/citations/citations.jsonl"
-    {"schema_version":"citation.v1","normalized_url":"https://example.com/doc","cid":"cid_9813a80c59ae8111adf2b881b481b0a6334db465cd7c961d98cec1830f9aa1db","url":"https://example.com/doc","url_original":"https://example.com/doc","status":"paywalled","checked_at":"2026-02-13T12:35:00Z","found_by":[],"notes":"paywall"}
+    {"schema_version":"citation.v1","normalized_url":"https://example.com/doc","cid":"cid_9813a80c59ae8111adf2b881b481b0a6334db465cd7c961d98cec1830f9aa1db","url":"https://example.com/doc","url_original":"https://example.com/doc","status":"blocked","checked_at":"2026-02-13T12:35:00Z","http_status":403,"found_by":[],"notes":"blocked"}
     ```
 
     ```markdown title="run/synthesis.md"

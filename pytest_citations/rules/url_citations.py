@@ -15,6 +15,10 @@ from pytest_citations.rules import Finding, Option, bundled_validator, rule
 from pytest_citations.timestamps import parse_iso_8601
 from pytest_citations.urls import NotAbsoluteURL, cid_digest, cid_for, normalize_url
 
+# imported here, not where it is used: importing it registers the run-wide index of the cids the
+# synthesis cites, which a cached result of a check that consulted it must find in a later run
+from pytest_citations.utilization import citing_places
+
 KIND = "url-citations"
 STATUSES = ("valid", "invalid", "mismatch", "paywalled", "blocked")
 _SCHEMA_FILE = Path(__file__).resolve().parent.parent / "schemas" / "citation.v1.schema.json"
@@ -62,6 +66,28 @@ def _replace(record: Record, key: str, value) -> Edit | None:
     if span is None:
         return None
     return Edit(record.offset + span[0], record.offset + span[1], json.dumps(value, ensure_ascii=False))
+
+
+_PLACES_SHOWN = 3
+
+
+def _cid_kept(ctx, cid) -> str | None:
+    """Why a fix must not rewrite ``cid``, as the end of the finding's message, or None when it
+    may: the run's synthesis cites it, and a fix writes one file, so every reference would be left
+    pointing at nothing (the cid and its references are for the user to rewrite together)."""
+    places = citing_places(ctx.file.engine, ctx.rel, cid) if isinstance(cid, str) else []
+    if not places:
+        return None
+    shown, previous = [], None
+    for rel, line, col in places[:_PLACES_SHOWN]:
+        shown.append(f"{line}:{col}" if rel == previous else f"{rel}:{line}:{col}")
+        previous = rel
+    if len(places) > _PLACES_SHOWN:
+        shown.append(f"and {len(places) - _PLACES_SHOWN} more")
+    return (
+        f"; --fix leaves it, because the run's synthesis cites it ({', '.join(shown)}): "
+        "a new cid would leave those references pointing at nothing"
+    )
 
 
 def _is_integer(value) -> bool:
@@ -291,6 +317,11 @@ def normalized_url_mismatch(record: Record, ctx):
 
     ## Fix
     `citations check --fix` writes the recomputed `normalized_url` and the `cid` that goes with it.
+
+    When the cid changes and the run's synthesis cites the record by its old cid (`[@cid_...]` or
+    a bare 64-hex cid), the fix is not offered: the new cid would leave those references pointing
+    at nothing. The message names where the cid is cited; rewrite the cid and those references
+    together.
     """
     if record.passes:
         return ()
@@ -310,8 +341,12 @@ def normalized_url_mismatch(record: Record, ctx):
             " [tool.citations.kinds.url-citations] if the producer writes URLs that way)"
         )
     edits = [_replace(record, "normalized_url", expected)]
+    kept = None
     if isinstance(data.get("cid"), str) and data["cid"] != cid_for(expected):
         edits.append(_replace(record, "cid", cid_for(expected)))
+        kept = _cid_kept(ctx, data["cid"])
+    if kept:
+        return (record.finding(message + kept, "normalized_url"),)
     fix = Fix("recompute normalized_url and cid", tuple(e for e in edits if e)) if all(edits) else None
     return (record.finding(message, "normalized_url", fix),)
 
@@ -344,6 +379,10 @@ def cid_mismatch(record: Record, ctx):
 
     ## Fix
     `citations check --fix` writes the cid computed from `normalized_url`.
+
+    When the run's synthesis cites the record by its old cid (`[@cid_...]` or a bare 64-hex cid),
+    the fix is not offered: the new cid would leave those references pointing at nothing. The
+    message names where the cid is cited; rewrite the cid and those references together.
     """
     if record.passes:
         return ()
@@ -354,9 +393,13 @@ def cid_mismatch(record: Record, ctx):
     if digest is None or digest == cid_digest(normalized):  # a malformed cid is U106's
         return ()
     expected = cid_for(normalized)
+    message = f"cid is not the SHA-256 of normalized_url {normalized!r}; expected {expected}"
+    kept = _cid_kept(ctx, cid)
+    if kept:
+        return (record.finding(message + kept, "cid"),)
     edit = _replace(record, "cid", expected)
     fix = Fix("recompute cid from normalized_url", (edit,)) if edit else None
-    return (record.finding(f"cid is not the SHA-256 of normalized_url {normalized!r}; expected {expected}", "cid", fix),)
+    return (record.finding(message, "cid", fix),)
 
 
 @rule("U106", "cid-format", kind=KIND, fixable=True)
@@ -386,6 +429,10 @@ def cid_format(record: Record, ctx):
 
     ## Fix
     `citations check --fix` writes the cid computed from `normalized_url`.
+
+    When the run's synthesis cites the record by its old cid (`[@cid_...]` or a bare 64-hex cid),
+    the fix is not offered: the new cid would leave those references pointing at nothing. The
+    message names where the cid is cited; rewrite the cid and those references together.
     """
     if record.passes:
         return ()
@@ -393,11 +440,15 @@ def cid_format(record: Record, ctx):
     if not isinstance(cid, str) or _cid_digest(record) is not None:
         return ()
     normalized = record.data.get("normalized_url")
+    message = f"cid {cid!r} is not 'cid_' followed by 64 lowercase hex digits"
     fix = None
     if isinstance(normalized, str):
+        kept = _cid_kept(ctx, cid)
+        if kept:
+            return (record.finding(message + kept, "cid"),)
         edit = _replace(record, "cid", cid_for(normalized))
         fix = Fix("compute cid from normalized_url", (edit,)) if edit else None
-    return (record.finding(f"cid {cid!r} is not 'cid_' followed by 64 lowercase hex digits", "cid", fix),)
+    return (record.finding(message, "cid", fix),)
 
 
 @rule("U107", "unknown-status", kind=KIND)
