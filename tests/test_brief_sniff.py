@@ -1,7 +1,8 @@
-"""The briefs kind's sniff rules out most heads with a cheap test first: it claims exactly the heads
-:func:`briefs.looks_like_brief` claims, on the fixtures, the hostile corpus, real repositories'
-Markdown, heads made to trip casefolding (``ſ``, the Kelvin sign, ligatures, ``ß``, dotted ``İ``)
-and generated ones."""
+"""The briefs kind's sniff rules out most heads with a cheap test first: of a head shorter than the
+sniff window (a whole file), it claims exactly the heads :func:`briefs.looks_like_brief` claims, on
+the fixtures, the hostile corpus, real repositories' Markdown, heads made to trip casefolding
+(``ſ``, the Kelvin sign, ligatures, ``ß``, dotted ``İ``) and generated ones. (A head that fills the
+window may open a longer brief: tests/test_brief_verdicts.py.)"""
 
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ def head_of(path: Path) -> str:
 def test_fixture_and_hostile_heads_are_sniffed_as_before():
     paths = sorted(PROJECT.joinpath("fixtures").rglob("*.md")) + sorted((TESTS / "hostile").rglob("*"))
     heads = [head_of(path) for path in paths if path.is_file()]
+    assert all(len(head.encode()) < SNIFF_BYTES - 3 for head in heads)
     assert [sniffed(head) for head in heads] == [reference(head) for head in heads]
     assert any(sniffed(head) for head in heads)
 

@@ -467,8 +467,10 @@ READ_TYPES = ("heading_open", "inline", "list_item_open", "list_item_close")  # 
 
 
 def block_view(tokens) -> list[tuple]:
-    """Type, lines and content of each token of a type :func:`briefs.read_brief` reads."""
-    return [(t.type, t.map if not t.type.endswith("_close") else None, t.content if t.type == "inline" else "")
+    """Type, lines and content of each token of a type :func:`briefs.read_brief` reads, and a
+    heading's tag (its level decides where its section ends)."""
+    return [(t.type, t.map if not t.type.endswith("_close") else None, t.content if t.type == "inline" else "",
+             t.tag if t.type == "heading_open" else "")
             for t in tokens if t.type in READ_TYPES]
 
 

@@ -23,11 +23,15 @@ from pytest_citations.reporters import github, text
 HOSTILE = TESTS / "hostile"
 JSONL = "runs/r/citations/citations.jsonl"  # claimed by url-citations
 MEMORY = ".serena/memories/m.md"  # claimed by memories
+BRIEF_PATH = "briefs/b.md"  # a brief when it is one (claimed by its headings)
+REGISTRY = "source_registry.yaml"  # read for the briefs that name it
 FAST = 5.0  # seconds a pathological case may take, generously
 
 
 def place(name: str) -> str:
     """Where a corpus file goes in the scratch repository, by its kind."""
+    if name.startswith("brief-"):
+        return REGISTRY if name.endswith(".yaml") else BRIEF_PATH
     return JSONL if name.endswith(".jsonl") else MEMORY
 
 
@@ -62,6 +66,9 @@ def timed(root: Path) -> tuple[list[tuple], float]:
 
 
 CORPUS = [
+    ('brief-claim-syntax.md', [(1, 1, 'B317', "claim section 'Minority View' is missing"), (1, 1, 'B317', "claim section 'What to Watch' is missing"), (2, 90, 'B307', 'no stored citation objects: no sidecar briefs/b.citations.json and no synthesis for this brief in an evidence store'), (4, 69, 'B306', '[2026] is read as the link reference definition [2026]: on line 20, not as a citation marker'), (7, 32, 'B306', '[2026] is read as the link reference definition [2026]: on line 20, not as a citation marker')]),
+    ('brief-deep-headings.md', [(1, 1, 'B317', "claim section 'Minority View' is missing"), (4, 23, 'B307', 'no stored citation objects: no sidecar briefs/b.citations.json and no synthesis for this brief in an evidence store'), (6, 1, 'B301', 'claim bullet has no citation marker [N]'), (33, 1, 'B303', 'References entry [2] is never cited')]),
+    ('brief-registry-article-hosts.yaml', []),  # alone, nothing reads it (tests/test_brief_verdicts.py reads it with a brief)
     ('jsonl-5000-digits.jsonl', [(1, 1, 'U101', 'invalid JSON: a number with 5000 digits is longer than 4300')]),
     ('jsonl-bad-line-7.jsonl', [(7, 35, 'U101', 'invalid JSON: expecting property name enclosed in double quotes')]),
     ('jsonl-bom.jsonl', []),

@@ -245,4 +245,5 @@ def test_a_caller_of_main_keeps_its_collector_as_it_is(repo, monkeypatch, capsys
     monkeypatch.chdir(repo)
     frozen = gc.get_freeze_count()
     assert cli.main(["check", "--no-cache", "."]) == 0
-    assert gc.isenabled() and gc.get_freeze_count() == frozen
+    # Nothing was frozen (a frozen object that an earlier test let go of leaves the count lower)
+    assert gc.isenabled() and gc.get_freeze_count() <= frozen

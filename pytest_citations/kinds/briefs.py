@@ -2,9 +2,12 @@
 
 A Markdown file is a brief when it has a References heading and at least two of the claim-section
 headings (``Prevailing View``, ``Counterarguments``, ``Minority View``, ``What to Watch``); a README
-is never claimed. Each brief is parsed once with markdown-it-py (``commonmark`` preset, no linkify)
-into one :class:`Brief` unit: sections with their bullets and ``[N]`` markers (markers in code spans,
-code blocks, links and HTML comments are not citations), the References entries (§7.2 grammar), and
+is never claimed, and a file longer than the engine's sniff window is read whole when its start
+holds claim-section headings (:func:`opens_a_brief`). Each brief is parsed once with markdown-it-py
+(``commonmark`` preset, no linkify) into one :class:`Brief` unit: sections (each up to the next
+heading of its level or a higher one) with their bullets, each bullet's ``[N]`` markers (markers in
+code spans, code blocks, links and HTML comments are not citations) and claim (its words, without
+link destinations, URLs or HTML: :func:`claim_prose`), the References entries (§7.2 grammar), and
 the stored citation objects each marker resolves to, from the sidecar ``<stem>.citations.json``
 (or ``<name>.citations.json``) or from the SQLite evidence store named by ``evidence-store``.
 """
@@ -40,7 +43,7 @@ REQUIRED_FIELDS = ("id", "source_id", "publisher", "doc_id", "chunk_id", "url", 
 # An ATX heading line, from the newline before it to its end: :func:`_heading_matches` searches the
 # text with a newline put in front. A pattern that starts with a plain character is found by a fast
 # scan for it, where ``^`` in multi-line mode is tried at every position (three times slower).
-_HEADING = re.compile(r"\n {0,3}#{1,6}[ \t]+(?P<text>[^\n]+?)[ \t#]*(?=\n|\Z)")
+_HEADING = re.compile(r"\n {0,3}(?P<hashes>#{1,6})[ \t]+(?P<text>[^\n]+?)[ \t#]*(?=\n|\Z)")
 # A marker number has at most 9 ASCII digits: ``[`` + 5000 digits + ``]`` is text, not a marker
 # (``int`` refuses over 4300 digits), and fullwidth digits such as ``[３]`` are never markers.
 _MARKER_TEXT = re.compile(r"\[([0-9]{1,9})\]")
@@ -74,6 +77,14 @@ class Bullet:
     text: str
     markers: list[Marker]
     abstain: bool
+    # the parse environment of the brief (its link reference definitions), for :attr:`claim`
+    env: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @functools.cached_property
+    def claim(self) -> str:
+        """The bullet's text as its claim: :func:`claim_prose` of it, read when a rule asks (most
+        bullets are never asked, and most that are hold no Markdown syntax)."""
+        return claim_prose(self.text, self.env)
 
 
 @dataclass
@@ -120,6 +131,7 @@ class Brief:
     pack: dict[str, Any] | None = None  # the evidence pack of §4.4 (sidecar ``evidence_pack`` or store)
     pack_source: str | None = None
     bullet_tags: dict[tuple[str, int], list[str]] | None = None  # (section, index) -> topic tags (§8 mapping)
+    source_hosts: dict[str, tuple[str, ...]] = field(default_factory=dict)  # the source-hosts setting, by source id
     abstaining: bool = False  # §3.2's abstaining report, not a synthesis
 
     # A brief is not changed once read: what every rule asks of it is computed once.
@@ -202,9 +214,44 @@ def _is_brief(titles: set[str], claim_sections: list[str], references: str) -> b
     return _norm(references) in titles and claims >= min(2, len(claim_sections))
 
 
-def headings(text: str) -> list[tuple[str, int]]:
-    """(normalized heading text, 1-based line) of every ATX heading (fences not considered)."""
-    return [(_norm(m.group("text")), text.count("\n", 0, m.start()) + 1) for m in _heading_matches(text)]
+def headings(text: str) -> list[tuple[str, int, int]]:
+    """(normalized heading text, 1-based line, level) of every ATX heading (fences not considered),
+    lines counted on from the previous heading's (a file may hold a heading on every line)."""
+    found = []
+    line, counted = 1, 0
+    for match in _heading_matches(text):
+        line += text.count("\n", counted, match.start())
+        counted = match.start()
+        found.append((_norm(match.group("text")), line, len(match.group("hashes"))))
+    return found
+
+
+def _fills_window(head: str) -> bool:
+    """Whether ``head`` may be only the start of its file: it fills the engine's sniff window
+    (``SNIFF_BYTES`` of UTF-8, its last character perhaps cut and replaced by U+FFFD). A character
+    takes at most four bytes, so a head of under a quarter of the window is never encoded."""
+    from pytest_citations.engine import SNIFF_BYTES
+
+    if len(head) >= SNIFF_BYTES:
+        return True
+    return len(head) * 4 >= SNIFF_BYTES - 3 and len(head.encode("utf-8", "surrogatepass")) >= SNIFF_BYTES - 3
+
+
+def opens_a_brief(head: str, claim_sections: list[str]) -> bool:
+    """Whether the start of a file holds what the start of a brief always holds, however long
+    the brief: claim-section headings. A brief's References heading comes last and may lie past
+    any window, but its first claim section starts near the top: the head holds two claim-section
+    headings, or one whose section runs on to the end of the head (a deeper heading stays inside
+    it). Ordinary Markdown names such a heading rarely, and then goes on to other sections."""
+    claims = {_norm(name) for name in claim_sections}
+    found = headings(head)
+    opened = [index for index, (title, _, _) in enumerate(found) if title in claims]
+    if not opened:
+        return False
+    if len({found[index][0] for index in opened}) >= 2:
+        return True
+    level = found[opened[0]][2]
+    return all(depth > level for _, _, depth in found[opened[0] + 1 :])
 
 
 _NEWLINE = re.compile("\n")
@@ -219,16 +266,19 @@ _CONSUMING_RULES = ("backticks", "link", "image", "autolink", "html_inline")
 _CONSUMED = "pytest_citations.consumed"  # the env key of an inline parse's consumed spans
 
 
-def _watched(rule):
-    """``rule``, which also records in ``env[_CONSUMED]`` the span of content it consumes in the
-    watched parse (not in an image's description, which markdown-it parses apart)."""
+def _watched(name: str, rule):
+    """``rule`` (the inline rule ``name``), which also records in ``env[_CONSUMED]`` what content it
+    consumes in the watched parse (not in an image's description, which markdown-it parses apart):
+    (name, start, end, where a link's text ends; -1 for other rules). The link's text end is found
+    as the link rule found it, from its cached reading of the tokens inside the brackets."""
 
     def watched(state, silent: bool) -> bool:
         start = state.pos
         found = rule(state, silent)
         watch = state.env.get(_CONSUMED)
         if found and not silent and watch is not None and state.tokens is watch[0]:
-            watch[1].append((start, state.pos))
+            text_end = state.md.helpers.parseLinkLabel(state, start, True) if name == "link" else -1
+            watch[1].append((name, start, state.pos, text_end))
         return found
 
     return watched
@@ -238,13 +288,13 @@ def _watched(rule):
 def _markdown():
     """One CommonMark parser for the run (building one costs a tenth of parsing a brief), for
     blocks only: inline parsing, over half of a full parse, is done for the few bullets that need
-    it (:func:`_consumed_spans`)."""
+    it (:func:`_inline_pieces`)."""
     from markdown_it import MarkdownIt
 
     md = MarkdownIt("commonmark").disable(["inline", "text_join"])
     ruler = md.inline.ruler
     for name in _CONSUMING_RULES:
-        ruler.at(name, _watched(ruler.__rules__[ruler.__find__(name)].fn))
+        ruler.at(name, _watched(name, ruler.__rules__[ruler.__find__(name)].fn))
     return md
 
 
@@ -266,6 +316,7 @@ class _Block(NamedTuple):
     type: str
     map: list[int] | None = None
     content: str = ""
+    tag: str = ""  # a heading's: h1 to h6
 
 
 def _plain_blocks(text: str) -> list[_Block] | None:
@@ -279,7 +330,7 @@ def _plain_blocks(text: str) -> list[_Block] | None:
     lines = text.split("\n")
     if text.endswith("\n"):
         lines.pop()  # markdown-it counts no line after a final newline
-    kinds: list[tuple[str, str]] = []
+    kinds: list[tuple[str, str]] = []  # (kind, content); a heading's kind is its tag, h1 to h6
     for line in lines:
         if not line:
             kinds.append(("blank", ""))
@@ -287,7 +338,7 @@ def _plain_blocks(text: str) -> list[_Block] | None:
             found = _PLAIN_HEADING.fullmatch(line)
             if found is None:
                 return None
-            kinds.append(("heading", found.group(2).rstrip(" \t").strip(MARKDOWN_TRIM)))
+            kinds.append((f"h{len(found.group(1))}", found.group(2).rstrip(" \t").strip(MARKDOWN_TRIM)))
         elif line[0] == "-":
             found = _PLAIN_BULLET.fullmatch(line)
             if found is None or _ORDERED_START.match(found.group(1)):
@@ -307,8 +358,8 @@ def _blocks(kinds: list[tuple[str, str]]) -> list[_Block] | None:
     index = 0
     while index < len(kinds):
         kind, content = kinds[index]
-        if kind == "heading":
-            blocks += [_Block("heading_open", [index, index + 1]), _Block("inline", [index, index + 1], content)]
+        if kind[0] == "h":
+            blocks += [_Block("heading_open", [index, index + 1], tag=kind), _Block("inline", [index, index + 1], content)]
         elif kind == "bullet":
             after = index + 1
             if after < len(kinds) and kinds[after][0] == "paragraph":
@@ -328,14 +379,68 @@ def _blocks(kinds: list[tuple[str, str]]) -> list[_Block] | None:
     return blocks
 
 
+_PIECES = "pytest_citations.pieces"  # the env key of the pieces :func:`_inline_pieces` found, by content
+
+
+def _inline_pieces(content: str, env: dict[str, Any]) -> list[tuple[str, int, int, int]]:
+    """(rule, start, end, text end) of each span of ``content`` (an inline token's) that CommonMark
+    reads as a code span, link, image, autolink or HTML tag (``_watched``); a bullet's markers and
+    its claim ask for the same content, which is parsed once per brief (``env`` is the brief's)."""
+    held = env.setdefault(_PIECES, {})
+    pieces = held.get(content)
+    if pieces is None:
+        md = _markdown()
+        children: list = []
+        pieces = held[content] = []
+        md.inline.parse(content, md, {**env, _CONSUMED: (children, pieces)}, children)
+    return pieces
+
+
 def _consumed_spans(content: str, env: dict[str, Any]) -> list[tuple[int, int]]:
     """The spans of ``content`` (an inline token's) that CommonMark reads as code spans, links,
     images, autolinks or HTML tags: a ``[N]`` starting in one is no marker."""
-    md = _markdown()
-    children: list = []
-    spans: list[tuple[int, int]] = []
-    md.inline.parse(content, md, {**env, _CONSUMED: (children, spans)}, children)
-    return spans
+    return [(start, end) for _, start, end, _ in _inline_pieces(content, env)]
+
+
+# A bare URL, which a reader (and GitHub, which links it) takes for an address, not for words.
+_BARE_URL = re.compile(r"\b(?:https?://|ftp://|www\.)[^\s<]*", re.I)
+
+
+def claim_prose(content: str, env: dict[str, Any]) -> str:
+    """``content`` (a bullet's inline Markdown, read with the brief's parse ``env``) with what a
+    reader does not read as its claim blanked, offsets and newlines kept: link destinations and
+    titles and the brackets around link text, reference labels, images, autolinks and bare URLs,
+    HTML tags and comments, code spans. A link's text stays (it is read), unless it is a lone
+    ``[N]`` that a definition turned into a link (B306 reports it; it states no number)."""
+    claim = content
+    if env.get("references") or _INLINE_SYNTAX.search(content):
+        claim = _blank_spans(content, _not_claimed(content, _inline_pieces(content, env)))
+    if "://" in claim or "www." in claim.lower():
+        claim = _BARE_URL.sub(lambda m: markdown_text.blank(m.group()), claim)
+    return claim
+
+
+def _not_claimed(content: str, pieces: list[tuple[str, int, int, int]]) -> Iterator[tuple[int, int]]:
+    """The spans of ``pieces`` that hold no words of the claim: all of each but a link's text."""
+    for name, start, end, text_end in pieces:
+        if name != "link" or text_end < 0 or _MARKER_TEXT.fullmatch(content, start, text_end + 1):
+            yield start, end
+        else:
+            yield start, start + 1
+            yield text_end, end
+
+
+def _blank_spans(text: str, spans: Iterator[tuple[int, int]]) -> str:
+    """``text`` with the characters of ``spans`` (which may nest or overlap) blanked, newlines kept."""
+    parts = []
+    done = 0
+    for start, end in sorted(spans):
+        start = max(start, done)
+        if end > start:
+            parts += [text[done:start], markdown_text.blank(text[start:end])]
+            done = end
+    parts.append(text[done:])
+    return "".join(parts)
 
 
 def _marker_flags(token, source: str, source_start: int, candidates: list[Marker], env: dict[str, Any]) -> list[bool]:
@@ -398,13 +503,18 @@ def read_brief(rel: str, text: str, options: dict[str, Any]) -> Brief:
     swallowed: list[tuple[Marker, str]] = []
     current: Section | None = None
     in_references = False
+    section_level = 0  # the heading level of the claim or References section being read (0: none)
     item_stack: list[list] = []  # [list_item token, bullet or None]
     definitions = env.get("references", {})
     for position, token in enumerate(tokens):
         if token.type == "heading_open":
             title = _norm(tokens[position + 1].content)
+            level = int(token.tag[1])
+            if title not in keys and title != references_title and section_level and level > section_level:
+                continue  # a sub-heading: its section goes on
             in_references = title == references_title
             current = None
+            section_level = level if title in keys or in_references else 0
             if title in keys:
                 current = sections.setdefault(keys[title], Section(keys[title], titles[title], token.map[0] + 1))
             elif in_references and references is None:
@@ -451,7 +561,7 @@ def read_brief(rel: str, text: str, options: dict[str, Any]) -> Brief:
         line, col = _line_col(line_starts, item_start + indent) if indent else (item.map[0] + 1, 1)
         bullet = Bullet(
             current.key, len(current.bullets), line, col, item_start, item_end,
-            token.content, markers, is_abstain(token.content, prefixes),
+            token.content, markers, "[" in token.content and is_abstain(claim_prose(token.content, env), prefixes), env,
         )
         item_stack[-1][1] = bullet
         current.bullets.append(bullet)
@@ -728,17 +838,34 @@ def _load_registry(ctx, brief: Brief) -> Iterator[Reported]:
         for problem in found.problems:
             yield Reported("B319", Finding(f"source registry {rel}:{problem}"))
     brief.registry = found
+    items = tuple(ctx.kind_options.get("source-hosts", ()))
+    if items:
+        hosts, problems = ctx.engine.memo(
+            ("briefs.source-hosts", rel, items), lambda: registry.source_hosts_setting(list(items), found)
+        )
+        for problem in problems:
+            yield Reported("B319", Finding(f"setting source-hosts: {problem}"))
+        brief.source_hosts = hosts
 
 
 def abstain_sections(text: str) -> dict[str, tuple[int, bool]]:
-    """Each heading of an abstaining report: (its line, whether any text follows before the next)."""
+    """Each heading of an abstaining report: (its line, whether any text other than headings
+    follows before the next heading of its level or a higher one: a deeper heading is inside it)."""
     lines = text.split("\n")
     found = headings(text)
+    heading_lines = {line for _, line, _ in found}
+    written = [0]  # written[n]: how many of the first n lines hold text that is not a heading
+    for number, line in enumerate(lines, start=1):
+        written.append(written[-1] + (number not in heading_lines and bool(line.strip())))
+    ends = [len(lines)] * len(found)
+    open_sections: list[int] = []  # indexes into found, of ever deeper levels
+    for index, (_, line, level) in enumerate(found):
+        while open_sections and found[open_sections[-1]][2] >= level:
+            ends[open_sections.pop()] = line - 1
+        open_sections.append(index)
     sections: dict[str, tuple[int, bool]] = {}
-    for index, (title, line) in enumerate(found):
-        end = found[index + 1][1] - 1 if index + 1 < len(found) else len(lines)
-        body = "\n".join(lines[line:end])
-        sections.setdefault(title, (line, bool(body.strip())))
+    for (title, line, _), end in zip(found, ends, strict=True):
+        sections.setdefault(title, (line, written[end] > written[line]))
     return sections
 
 
@@ -754,14 +881,17 @@ class Briefs:
         "registry": Option(str, "source_registry.yaml", "the source registry, relative to the repository root"),
         "url-match": Option(str, "host", "how a citation URL matches its registry entry", choices=("host", "domain")),
         "source-hosts": Option(
-            list, [], "\"source_id = host\": a host a source's articles live on besides its registry URL's", items=str,
+            list, [], "\"source_id = host\": a host a source's articles live on besides its registry URL's "
+            "(what a registry entry's article_hosts names)", items=str,
         ),
         "evidence-store": Option(str, "", "the SQLite evidence store, relative to the repository root (empty: none)"),
     }
 
     def sniff(self, head: str) -> bool:
         # the head only, without the settings: custom headings are claimed through `include`
-        return may_be_brief(head) and looks_like_brief(head, CLAIM_SECTIONS, "References")
+        if may_be_brief(head) and looks_like_brief(head, CLAIM_SECTIONS, "References"):
+            return True
+        return _fills_window(head) and opens_a_brief(head, CLAIM_SECTIONS)
 
     def units(self, ctx) -> Iterator[Brief | Reported]:
         text = ctx.full_text()

@@ -134,8 +134,9 @@ def _none_match(patterns: list[str], text: str) -> bool:
 
 @functools.lru_cache(maxsize=1024)
 def claim_text(text: str) -> str:
-    """A bullet's words: markers, code spans and a confidence label blanked (offsets kept); several
-    rules ask for the same bullet's."""
+    """The words of a claim (a bullet's :attr:`~pytest_citations.kinds.briefs.Bullet.claim`, whose
+    link destinations, HTML and URLs are blanked already): markers, code spans and a confidence
+    label blanked too (offsets kept); several rules ask for the same bullet's."""
     patterns = _patterns()
     for pattern in (*patterns.blanked, patterns.confidence):
         text = pattern.sub(lambda m: " " * len(m.group(0)), text)
@@ -373,7 +374,9 @@ def _pack(counts: list[tuple[str, int]], **extra: Any) -> dict:
     "Reports a claim bullet stating a number, a percentage, a quarter (`Q4`), a month-day date or a\n"
     "year whose citations include no Tier 1-2 source and fewer than two independent sources (distinct\n"
     "publishers). Spec §3.1. `may`, `March` alone and `Q&A` are not numbers; nor are the digits of\n"
-    "names such as `S&P 500` or `G7` (setting `non-numeric-names`). A What to Watch bullet citing a\n"
+    "names such as `S&P 500` or `G7` (setting `non-numeric-names`). Only the claim's words count: a\n"
+    "link's text does, its destination and title do not, nor an image, an autolink or bare URL, a\n"
+    "reference label, an HTML tag or comment, or a code span. A What to Watch bullet citing a\n"
     "registry source tagged `event_calendar` (setting `calendar-tag`) states a scheduled date and is\n"
     "exempt.",
     "A figure from a single low-tier source is the claim most likely to be wrong and most likely to\n"
@@ -392,7 +395,7 @@ def numeric_claim_uncorroborated(brief: Brief, ctx):
         if bullet.abstain or not cited:
             continue  # uncited bullets are B301's and B307's
         if not names_compile:
-            numeric_parts(bullet.text, options["non-numeric-names"])  # raises where it always did
+            numeric_parts(bullet.claim, options["non-numeric-names"])  # raises where it always did
         if bullet.section == "watch" and _cites_calendar(brief, cited, options["calendar-tag"]):
             continue
         if cites_tier_in(brief, cited, options["credible-tiers"]):
@@ -400,7 +403,7 @@ def numeric_claim_uncorroborated(brief: Brief, ctx):
         publishers = {publisher_of(brief, c).casefold() for _, c in cited}
         if len(publishers) >= options["min-independent"]:
             continue
-        parts = numeric_parts(bullet.text, options["non-numeric-names"])  # last: the costliest test
+        parts = numeric_parts(bullet.claim, options["non-numeric-names"])  # last: the costliest test
         if not parts:
             continue
         kind, shown = parts[0]
@@ -420,7 +423,7 @@ def bullet_topics(brief: Brief, bullet: Bullet, options: dict) -> tuple[dict[str
     if brief.bullet_tags is not None and (bullet.section, bullet.index) in brief.bullet_tags:
         tags = brief.bullet_tags[(bullet.section, bullet.index)]
         return {t: "" for t in tags}, "mapping"
-    return topics(bullet.text, options["policy-patterns"], options["macro-patterns"]), "keywords"
+    return topics(bullet.claim, options["policy-patterns"], options["macro-patterns"]), "keywords"
 
 
 def _tier_1_pack_sources(brief: Brief, pack_chunks: list[dict], tags: list[str], match_topic: bool) -> list:
@@ -452,7 +455,8 @@ def _tier_1_pack_sources(brief: Brief, pack_chunks: list[dict], tags: list[str],
     "bullet's tags come from §8's bullet mapping (sidecar `bullets`, or a `tags` column of the store's\n"
     "`synthesis_bullets`) when it has them, else from a keyword classifier: `Fed` (not `fed up`),\n"
     "`Federal Reserve`, `FOMC`, `central bank`, `ECB`, `interest rates`... are policy; `GDP`, `CPI`,\n"
-    "`payrolls`... are macro data (settings `policy-patterns`, `macro-patterns`). With `match-topic`\n"
+    "`payrolls`... are macro data (settings `policy-patterns`, `macro-patterns`), in the claim's words\n"
+    "as B320 reads them (not in link destinations, titles or HTML). With `match-topic`\n"
     "(the default) only a pack Tier 1 source whose registry tags share the claim's tag counts.",
     "Secondary reporting of an official decision can misstate it; when the official statement was\n"
     "retrieved, the brief must cite it directly.",
@@ -1009,8 +1013,9 @@ def _markers(items: tuple[str, ...]) -> list[tuple[str, str, set[int], list[str]
 
 def _may_hold(raw_folded: str, words: list[str]) -> bool:
     """Whether a bullet whose casefolded text is ``raw_folded`` may hold a phrase of ``words`` once
-    blanked by :func:`claim_text` and its whitespace collapsed: blanking only turns characters into
-    spaces, and casefolding maps each character alone, so each word is in ``raw_folded`` then."""
+    its claim is blanked by :func:`claim_text` and its whitespace collapsed: blanking (the claim's
+    too) only turns characters into spaces, and casefolding maps each character alone, so each
+    word is in ``raw_folded`` then."""
     # the first word alone rules out most bullets, without the cost of a generator
     return (not words or words[0] in raw_folded) and all(word in raw_folded for word in words)
 
@@ -1023,7 +1028,8 @@ def _may_hold(raw_folded: str, words: list[str]) -> bool:
     "Reports a bullet with one of §6's uncertainty markers that cites a source the marker does not\n"
     "admit: \"According to limited available reports\" admits Tier 3-4 sources only; \"Some sources\n"
     "suggest\" (\"official confirmation is pending\") and \"Early indications from\" admit no Tier 1 source\n"
-    "(setting `markers`: `\"phrase => tiers\"`, matched case-insensitively anywhere in the bullet).",
+    "(setting `markers`: `\"phrase => tiers\"`, matched case-insensitively anywhere in the claim's words,\n"
+    "as B320 reads them).",
     "A hedge in front of an official statement misreports the evidence as weaker than it is; the\n"
     "hedge and the citations must tell the same story.",
     _example("- According to limited available reports, the Fed will pause. [1]", [_cite(1, "fed_press_releases")]),
@@ -1037,7 +1043,7 @@ def uncertainty_marker_overstates(brief: Brief, ctx):
         held = [marker for marker in markers if marker[0] and _may_hold(raw_folded, marker[3])]
         if not held:
             continue  # no phrase can be in the bullet: its claim text is not needed
-        text = " ".join(claim_text(bullet.text).split()).casefold()
+        text = " ".join(claim_text(bullet.claim).split()).casefold()
         for phrase, folded, tiers, _ in held:
             if folded in text:
                 wrong = [(n, c) for n, c in bullet_citations(brief, bullet) if tier_of(brief, c) not in tiers]
@@ -1094,7 +1100,7 @@ def confidence_label_mismatch(brief: Brief, ctx):
     for bullet in brief.bullets:
         if not _may_have_label(bullet.text):
             continue
-        label = _patterns().confidence.match(bullet.text)
+        label = _patterns().confidence.match(bullet.claim)
         cited = bullet_citations(brief, bullet)
         if not label or not cited:
             continue

@@ -3,6 +3,7 @@ References entry and a stored citation object, and every object true to the stor
 
 from __future__ import annotations
 
+import bisect
 import operator
 from typing import Any
 
@@ -199,8 +200,9 @@ def unused_reference(brief: Brief, ctx):
 
 @rule("B304", "references-out-of-order", kind=KIND)
 @_doc(
-    "Reports References entries that are not numbered 1, 2, 3... in order: an entry after a higher\n"
-    "number, a number given twice, or a gap in the numbering.",
+    "Reports References entries that are not numbered 1, 2, 3... in order: a number given twice, a gap\n"
+    "in the numbering, or entries out of order. The entries reported out of order are the fewest whose\n"
+    "moving would sort the rest, so a swapped pair `[2]`, `[1]` is one finding, on `[1]`.",
     "Spec §7.2 sorts references by citation number; gaps and repeats mean an entry was lost or\n"
     "renumbered by hand, and markers may now point at the wrong source.",
     _files(
@@ -213,19 +215,74 @@ def unused_reference(brief: Brief, ctx):
     "Number the entries from 1 without gaps, in order; renumber the markers with them.",
 )
 def references_out_of_order(brief: Brief, ctx):
+    firsts: list = []  # the first entry of each number, in the order written
     seen: dict[int, int] = {}
-    highest = 0
     for entry in brief.entries:
         if entry.number in seen:
             yield Finding(f"References entry [{entry.number}] is numbered twice (first on line {seen[entry.number]})", entry.line, entry.col)
-            continue
-        if entry.number < highest:
-            yield Finding(f"References entry [{entry.number}] comes after [{highest}]: sort by citation number", entry.line, entry.col)
-        elif entry.number > highest + 1 and not any(n == highest + 1 for n in seen):
-            expected = highest + 1
-            yield Finding(f"References entry [{entry.number}] leaves a gap: expected [{expected}]", entry.line, entry.col)
-        seen[entry.number] = entry.line
-        highest = max(highest, entry.number)
+        else:
+            seen[entry.number] = entry.line
+            firsts.append(entry)
+    ordered = sorted(seen)
+    below = dict(zip(ordered, [0, *ordered], strict=False))  # each number -> the next lower one written, or 0
+    misplaced = _misplaced(firsts)
+    wrong_place = _wrong_places(firsts) if misplaced else {}
+    for index, entry in enumerate(firsts):
+        if entry.number - 1 > below[entry.number]:
+            yield Finding(f"References entry [{entry.number}] leaves a gap: expected [{below[entry.number] + 1}]", entry.line, entry.col)
+        if index in misplaced:
+            yield Finding(f"References entry [{entry.number}] {wrong_place[index]}: sort by citation number", entry.line, entry.col)
+
+
+def _misplaced(entries: list) -> set[int]:
+    """The indexes of the fewest ``entries`` that, moved, leave the rest in ascending order: those
+    outside a longest ascending run of numbers (in n log n: a brief may hold thousands). Of equally
+    long runs the one of the earliest entries is kept, so that a swapped pair ``[2] [1]`` reports
+    the ``[1]`` that comes late."""
+    # Runs are built from the last entry back: a run read backwards descends, so its negated
+    # numbers ascend. tails[k] is the index of the entry that starts the best run of k + 1 entries
+    # found so far, keys[k] its negated number; then[i] is the entry after entry i in its run.
+    tails: list[int] = []
+    keys: list[int] = []
+    then: dict[int, int] = {}
+    for index in range(len(entries) - 1, -1, -1):
+        key = -entries[index].number
+        place = bisect.bisect_left(keys, key)
+        if place:
+            then[index] = tails[place - 1]
+        if place == len(keys):
+            keys.append(key)
+            tails.append(index)
+        else:
+            keys[place], tails[place] = key, index
+    kept = set()
+    index = tails[-1] if tails else None
+    while index is not None:
+        kept.add(index)
+        index = then.get(index)
+    return set(range(len(entries))) - kept
+
+
+def _wrong_places(entries: list) -> dict[int, str]:
+    """Where each entry would stand wrongly if misplaced: after the highest number before it, when
+    that is higher, else before the lowest number after it (in linear time)."""
+    highest_before, lowest_after = [], []
+    highest = None
+    for entry in entries:
+        highest_before.append(highest)
+        highest = entry.number if highest is None else max(highest, entry.number)
+    lowest = None
+    for entry in reversed(entries):
+        lowest_after.append(lowest)
+        lowest = entry.number if lowest is None else min(lowest, entry.number)
+    lowest_after.reverse()
+    places = {}
+    for index, entry in enumerate(entries):
+        if highest_before[index] is not None and highest_before[index] > entry.number:
+            places[index] = f"comes after [{highest_before[index]}]"
+        elif lowest_after[index] is not None and lowest_after[index] < entry.number:
+            places[index] = f"comes before [{lowest_after[index]}]"
+    return places
 
 
 @rule("B305", "malformed-reference", kind=KIND)
@@ -410,37 +467,55 @@ def unknown_source_id(brief: Brief, ctx):
 
 @rule("B312", "url-registry-mismatch", kind=KIND)
 @_doc(
-    "Reports a citation whose `url` does not match its source's registry `url` by scheme and host: the\n"
-    "same host or a subdomain of it (a leading `www.` on the registry host is ignored; an `https`\n"
-    "citation matches an `http` entry). With `url-match = \"domain\"` the registrable domains are\n"
-    "compared instead, for feeds whose articles live on sibling hosts (`apps.bea.gov` -> `www.bea.gov`).",
+    "Reports a citation whose `url` does not match its source's registry entry: the entry's `url` by\n"
+    "scheme and host (the same host or a subdomain of it; a leading `www.` on the registry host is\n"
+    "ignored; an `https` citation matches an `http` entry), or one of the hosts the source publishes on,\n"
+    "named by the entry's `article_hosts` list or the `source-hosts` setting. With `url-match =\n"
+    "\"domain\"` registrable domains are compared instead (`apps.bea.gov` matches `www.bea.gov`). The\n"
+    "message says which of these would make the URL match.",
     "A URL on another site than the source it claims is a mislabelled citation: its tier and paywall\n"
     "policy are someone else's.",
     _files(_brief("- The Fed held rates. [1]"), _sidecar(url="https://www.federalreserve.gov.example.com/a"), registry=True),
     _GOOD,
-    "Correct the `source_id` or the `url`; for sibling hosts set `url-match = \"domain\"`; for a\n"
-    "registry that names a feed on another site (`reutersagency.com` for articles on `reuters.com`) add\n"
-    "the articles' host with `source-hosts = [\"reuters_business = reuters.com\"]`.",
+    "Correct the `source_id` or the `url`. When the source does publish there (a registry naming a feed\n"
+    "on another site, such as `reutersagency.com` for articles on `reuters.com`), list the host in the\n"
+    "entry's `article_hosts: [reuters.com]`, or in the setting `source-hosts =\n"
+    "[\"reuters_business = reuters.com\"]`; for sibling hosts of one domain set `url-match = \"domain\"`.",
 )
 def url_registry_mismatch(brief: Brief, ctx):
-    from pytest_citations.registry import url_matches
+    from pytest_citations.registry import source_url_matches
 
     if brief.registry is None:
         return
     mode = ctx.kind_options.get("url-match", "host")
-    extra: dict[str, list[str]] = {}
-    for item in ctx.kind_options.get("source-hosts", []):
-        source_id, _, host = item.partition("=")
-        extra.setdefault(source_id.strip(), []).append(host.strip())
     for number, citation, marker in _objects(brief):
         source = brief.registry.sources.get(citation.get("source_id"))
         url = citation.get("url")
-        if source is None or not isinstance(url, str) or not url or not isinstance(source.url, str):
+        if source is None or not isinstance(url, str) or not url or not (isinstance(source.url, str) or source.article_hosts):
             continue
-        if not url_matches(url, source.url, mode) and not any(
-            url_matches(url, f"http://{host}/", mode) for host in extra.get(source.id, ())
-        ):
-            yield _at(marker, f"citation [{number}]: url {url} does not match the registry URL of {source.id} ({source.url})")
+        if not source_url_matches(url, source, mode, brief.source_hosts.get(source.id, ())):
+            listed = f"the registry URL of {source.id} ({source.url})" if isinstance(source.url, str) else f"the registry entry of {source.id}"
+            if source.article_hosts:
+                listed += f" nor its article_hosts ({', '.join(source.article_hosts)})"
+            yield _at(marker, f"citation [{number}]: url {url} does not match {listed}{_how_to_match(url, source, mode, brief.registry.rel)}")
+
+
+def _how_to_match(url: str, source, mode: str, registry_rel: str) -> str:
+    """The end of B312's message: what would make ``url`` match ``source``, when it is a setting
+    or a registry field."""
+    from pytest_citations.registry import host_of, registrable_domain, url_matches
+
+    host = host_of(url)
+    if host is None:
+        return ": it is not an http(s) URL with a host"
+    listed = host_of(source.url) if isinstance(source.url, str) else None
+    if listed is not None and url[:7].lower() == "http://" and url_matches("https://" + url[7:], source.url, mode):
+        return ": the citation's URL is http, the registry's https"
+    if mode == "host" and listed is not None and registrable_domain(host) == registrable_domain(listed):
+        return (f": both hosts are on {registrable_domain(host)}: set url-match = \"domain\", "
+                f"or list {host} in its article_hosts in {registry_rel}")
+    return (f": if {source.id} publishes on {host}, list the host in its article_hosts in {registry_rel} "
+            f"(or add \"{source.id} = {host}\" to the source-hosts setting)")
 
 
 @rule("B313", "invalid-citation-timestamp", kind=KIND)
@@ -575,13 +650,16 @@ def citation_objects_unreadable():
 @rule("B319", "source-registry-invalid", kind=KIND, scope="engine")
 @_doc(
     "Reports a source registry that cannot be read safely: a YAML syntax error, an anchor or alias, a\n"
-    "tag outside the core schema, a duplicate key or source id, or no `sources:` list.",
+    "tag outside the core schema, a duplicate key or source id, or no `sources:` list; an entry's\n"
+    "`article_hosts` that is not a list of host names; and an item of the `source-hosts` setting that is\n"
+    "not `\"source_id = host\"` or names a source the registry lacks.",
     "Tiers and paywall policies from a registry that loaders read differently (or that can run code)\n"
     "cannot be trusted.",
     _files(_brief("- The Fed held rates. [1]"), _sidecar())
     + '\n```yaml title="source_registry.yaml"\nsources:\n  - id: fed_press_releases\n    url: &u https://www.federalreserve.gov/\n```\n',
     _GOOD,
-    "Write the registry as plain YAML: a `sources:` list of mappings with unique ids.",
+    "Write the registry as plain YAML: a `sources:` list of mappings with unique ids; write hosts alone\n"
+    "(`www.reuters.com`, not a URL).",
 )
 def source_registry_invalid():
     pass
