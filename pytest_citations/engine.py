@@ -438,13 +438,7 @@ class Engine:
                 if not folder.is_relative_to(self.config.root):
                     yield Path(path).as_posix(), ()
                     continue
-                # A folder named on the command line is entered even if an exclude covers it (as a
-                # named file is checked), unless excludes are forced; excludes below it still apply.
-                start = folder.relative_to(self.config.root).as_posix()
-                excludes = self.config.exclude
-                if not force_exclude and start != ".":
-                    excludes = tuple(p for p in excludes if not globs.matches(start, [p]))
-                yield from self._walk(folder, nested if nested is not None else [], excludes)
+                yield from self._walk(folder, nested if nested is not None else [], self.walk_excludes(folder, force_exclude))
                 continue
             rel = self.relative(path)
             if rel is None:
@@ -468,6 +462,15 @@ class Engine:
             if not (claimable(rel) and self._claim_names(rel, matchers)):
                 found.append(Path(path).as_posix())
         return found
+
+    def walk_excludes(self, folder: Path, force_exclude: bool = False) -> tuple[str, ...]:
+        """The excludes of a walk of ``folder`` (a real folder below the root) named on the command
+        line: it is entered even if an exclude covers it (as a named file is checked), unless
+        excludes are forced; excludes below it still apply."""
+        start = folder.relative_to(self.config.root).as_posix()
+        if force_exclude or start == ".":
+            return self.config.exclude
+        return tuple(p for p in self.config.exclude if not globs.matches(start, [p]))
 
     def _walk(self, folder: Path, nested: list[str], excludes: tuple[str, ...]) -> Iterator[tuple[str, tuple]]:
         """The artifacts below ``folder``, walked once per run (a run-wide index walks the root

@@ -5,6 +5,12 @@ message`` with the offending line, never a traceback; warnings pass and are repo
 pytest's warnings summary (which also carries them back from xdist workers). ``-W
 error::pytest_citations.plugin.CitationsWarning`` makes warnings fail the item like errors.
 
+The artifacts are those ``citations check`` checks with the same paths: those named on the
+command line, else the folder pytest was started in, whatever ``testpaths`` says (it tells pytest
+where its tests are, not where the repository's artifacts are). pytest's own walk finds most of
+them; the rest (in folders ``norecursedirs`` skips, outside ``testpaths``, dangling symlinks) are
+collected after it, by :class:`CitationsRemainder`.
+
 Paths in the output are shown as pytest shows paths in tracebacks: relative to the directory
 pytest was started in. (``citations check`` shows them relative to the repository root, which is
 the same thing when both run from the root; in pytest mode one session may span several roots.)
@@ -22,7 +28,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from pytest_citations.config import ConfigError, find_settings
-from pytest_citations.engine import Engine
+from pytest_citations.engine import Engine, walk_files
 
 if TYPE_CHECKING:
     from pytest_citations.replay import Answers, Request
@@ -71,9 +77,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "citations: a citation artifact check (pytest-citations)")
     if config.getoption("citations"):
         collector = CitationsCollector(config)
-        # Settings that govern the paths pytest was given are read now, so that a bad setting is
-        # a usage error before any collection (and before xdist starts workers).
-        collector.load_settings_for(config.args)
+        # Settings that govern the paths checked are read now, so that a bad setting is a usage
+        # error before any collection (and before xdist starts workers).
+        collector.load_settings_for(collector.paths)
         config.pluginmanager.register(collector, "citations-collector")
 
 
@@ -94,6 +100,7 @@ class CitationsCollector:
             except baseline_module.BaselineError as exc:
                 raise pytest.UsageError(str(exc)) from None
         self.cache_folder = _cache_folder(config)
+        self.paths = self._checked_paths()
         self._real: dict[Path, Path] = {}
         self._roots: dict[Path, Path | pytest.UsageError] = {}
         self._engines: dict[Path, Engine | pytest.UsageError] = {}
@@ -104,15 +111,21 @@ class CitationsCollector:
         # engine id -> (the request of its files in this session, the answers of its record or None)
         self._records: dict[int, tuple[Request, Answers | None]] = {}
         self.items: list[CitationsItem] = []  # every item collected, to record what they found
+        self._reached: set[tuple[Path, str]] = set()  # (root, rel) of every artifact file collected
 
-    def load_settings_for(self, args) -> None:
-        for path in self._arg_paths(args):
+    def load_settings_for(self, paths: list[Path]) -> None:
+        for path in paths:
             self.engine_for(self.real_folder(path if path.is_dir() else path.parent))
 
-    def _arg_paths(self, args) -> list[Path]:
-        """The paths of pytest's arguments (node ids without their ``::`` parts)."""
+    def _checked_paths(self) -> list[Path]:
+        """The paths whose artifacts this session checks, as ``citations check`` would be given
+        them: those of pytest's arguments (node ids without their ``::`` parts) when they were
+        given on the command line, else the folder pytest was started in (pytest's own default
+        may be ``testpaths``, which says where its tests are)."""
         base = self.config.invocation_params.dir
-        return [base / str(arg).split("::", 1)[0] for arg in args]
+        if self.config.args_source is not pytest.Config.ArgsSource.ARGS:
+            return [base]
+        return [base / str(arg).split("::", 1)[0] for arg in self.config.args]
 
     def real_folder(self, folder: Path) -> Path:
         """``folder`` with symlinks resolved, as the repository root always is, so that a file
@@ -158,7 +171,7 @@ class CitationsCollector:
         from pytest_citations.replay import Answers, Request
 
         baseline = self.config.getoption("citations_baseline")
-        request = Request(engine, self._arg_paths(self.config.args), False, None, Path(baseline) if baseline else None)
+        request = Request(engine, self.paths, False, None, Path(baseline) if baseline else None)
         return request, Answers.of(request)
 
     def answers(self, engine: Engine) -> Answers | None:
@@ -199,32 +212,84 @@ class CitationsCollector:
         folder, name = os.path.split(str(file_path))
         found = self._folder(folder)
         if isinstance(found, pytest.UsageError):
-            # Raised here it would become a collection error with a traceback: keep it for
-            # pytest_collection_modifyitems, which ends the session with a usage error. An xdist
-            # worker's usage error never reaches the controller, so a worker reports it as a
-            # collection error instead (once per message; the controller drops repeats).
-            message = str(found)
-            if message in self._errors:
-                return None
-            self._errors.append(message)
-            if self._in_worker:
-                return SettingsErrorFile.from_parent(parent, path=file_path, message=message)
-            return None
+            return self._settings_error(found, parent, file_path)
         engine, prefix = found
         if prefix is None:
             return None
         rel = prefix + name
-        if engine.is_excluded(rel):
+        if engine.is_excluded(rel) and not parent.session.isinitpath(file_path):  # (named: checked anyway)
             return None
+        # The name pytest would work out with Path.relative_to, given when the parent is the folder.
+        known = name if str(parent.path) == folder else None
+        return self._artifact(parent, file_path, engine, rel, known)
+
+    def _artifact(self, parent: pytest.Collector, path: Path, engine: Engine, rel: str, name: str | None = None):
+        """The node of the file at ``path`` (``rel`` from ``engine``'s root) if a kind claims it."""
         answers = self.answers(engine)
         claimed = None if answers is None else answers.claim(rel)
         kinds = engine.kinds_for(rel) if claimed is None else engine.kinds_named(claimed)
         if not kinds:
             return None
-        # The name pytest would work out with Path.relative_to, given when the parent is the folder.
-        known = name if str(parent.path) == folder else None
-        return CitationsFile.from_parent(parent, path=file_path, name=known, engine=engine, kinds=kinds, rel=rel,
-                                         collector=self)
+        return CitationsFile.from_parent(parent, path=path, name=name, engine=engine, kinds=kinds, rel=rel, collector=self)
+
+    def _settings_error(self, error: pytest.UsageError, parent: pytest.Collector, path: Path):
+        """Raised while collecting, a bad setting would become a collection error with a traceback:
+        it is kept for pytest_collection_modifyitems, which ends the session with a usage error.
+        An xdist worker's usage error never reaches the controller, so a worker reports it as a
+        collection error instead (once per message; the controller drops repeats)."""
+        message = str(error)
+        if message in self._errors:
+            return None
+        self._errors.append(message)
+        if self._in_worker:
+            return SettingsErrorFile.from_parent(parent, path=path, message=message)
+        return None
+
+    def pytest_collectstart(self, collector: pytest.Collector) -> None:
+        """Remember each artifact file collected (``--lf`` may leave its items out: it is still
+        reached), so that :meth:`unreached` does not collect it again."""
+        if isinstance(collector, CitationsFile):
+            self._reached.add(collector.key)
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_make_collect_report(self, collector: pytest.Collector):
+        """The session's collectors, then one for the artifacts pytest's walk will not reach. Its
+        collection comes after theirs (pytest collects depth first, in order), so it knows every
+        file they collected; tryfirst makes it the outermost wrapper, so that no other wrapper (the
+        ``--lf`` plugin sorts the session's collectors) moves it ahead of them."""
+        report = yield
+        if isinstance(collector, pytest.Session) and report.passed and any(path.is_dir() for path in self.paths):
+            invoked = self.config.invocation_params.dir
+            report.result.append(CitationsRemainder.from_parent(collector, name=ITEM_NAME, path=invoked, collector=self))
+        return report
+
+    def unreached(self, parent: pytest.Collector):
+        """The nodes of the artifacts under the folders checked that no collector reached: those
+        the walk of ``citations check`` finds, from each folder's root, with its settings."""
+        for path in self.paths:
+            if path.is_dir():
+                yield from self._unreached_below(parent, path)
+
+    def _unreached_below(self, parent: pytest.Collector, folder: Path):
+        """Those below ``folder`` (as given: the nodes' paths are shown from it), and below the
+        folders under it that have settings of their own, each with its own engine."""
+        real = self.real_folder(folder)
+        try:
+            engine = self.engine_for(real)
+            prefix = engine.folder_prefix(str(real))  # (None: --citations-config names another root)
+            files, nested = ([], []) if prefix is None else _files_below(engine, real)
+        except pytest.UsageError as exc:
+            error = self._settings_error(exc, parent, folder)
+            if error is not None:
+                yield error
+            return
+        for rel in files:
+            key = (engine.config.root, rel)
+            if key not in self._reached and (node := self._artifact(parent, folder / rel[len(prefix):], engine, rel)):
+                self._reached.add(key)
+                yield node
+        for rel in nested:
+            yield from self._unreached_below(parent, folder / rel[len(prefix):])
 
     @property
     def _in_worker(self) -> bool:
@@ -281,6 +346,29 @@ class CitationsCollector:
             raise pytest.UsageError(*self._errors)
 
 
+def _files_below(engine: Engine, folder: Path) -> tuple[list[str], list[str]]:
+    """(the files below ``folder``, a real folder, that the walk of ``citations check`` finds,
+    the folders below it with settings of their own); an unreadable settings file is a UsageError."""
+    try:
+        return walk_files(engine.config.root, folder, engine.walk_excludes(folder))
+    except ConfigError as exc:
+        raise pytest.UsageError(f"citations: {exc}") from None
+
+
+class CitationsRemainder(pytest.Collector):
+    """The artifacts of the folders checked that pytest's walk did not reach (see
+    :meth:`CitationsCollector.pytest_make_collect_report`): in folders ``norecursedirs`` or
+    ``--ignore`` skip, outside ``testpaths``, dangling symlinks. Their node ids are the ones
+    pytest's walk would give them."""
+
+    def __init__(self, *, collector: CitationsCollector, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.collector = collector
+
+    def collect(self):
+        yield from self.collector.unreached(self)
+
+
 class SettingsErrorFile(pytest.File):
     """Stands for a settings error found while an xdist worker collects."""
 
@@ -324,6 +412,11 @@ class CitationsFile(pytest.File):
         self.kinds = kinds
         self.rel = rel
         self.collector = collector
+
+    @property
+    def key(self) -> tuple[Path, str]:
+        """The file as its root sees it: the same for every path that leads to it."""
+        return self.engine.config.root, self.rel
 
     @functools.cached_property
     def shown_path(self) -> str:
