@@ -297,6 +297,10 @@ def _report(args: argparse.Namespace, engine: Engine, report, hits: int) -> int:
     if args.verbose:
         files = len(report.files)
         print(f"citations: {files} file{'s' if files != 1 else ''} checked, {hits} from the cache", file=sys.stderr)
+    if not selecting:
+        for shown in engine.unclaimed(args.paths, args.force_exclude):
+            print(f"citations: warning: {shown} is not checked: no kind claims it (see \"Which files are checked\" "
+                  "in docs/configuration.md)", file=sys.stderr)
     if not report.files:
         if selecting:
             print("citations: no artifact file is affected by the changes", file=sys.stderr)

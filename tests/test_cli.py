@@ -223,3 +223,21 @@ def test_a_folder_named_on_the_command_line_is_entered_although_excluded(repo, c
     assert data["files_checked"] == 2
     _, data = _json(capsys, repo / "research-runs", "--force-exclude")
     assert data["files_checked"] == 0
+
+
+def test_a_named_file_that_no_kind_claims_is_said_to_be_unchecked(tmp_path, capsys, monkeypatch):
+    """Named to be checked, a file that is none of the formats is not passed over in silence (a
+    long brief that no kind claimed once gave exit 0 and 'files_checked: 0')."""
+    (tmp_path / "pyproject.toml").write_text("[tool.citations]\n")
+    (tmp_path / "notes.md").write_text("# Notes\n\nPlain text, [docs/a.md] is prose.\n")
+    (tmp_path / "runs" / "r" / "citations").mkdir(parents=True)
+    (tmp_path / "runs" / "r" / "citations" / "citations.jsonl").write_text("")
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "notes.md", "runs/r/citations/citations.jsonl", "runs"]) == 0
+    assert capsys.readouterr().err == (
+        'citations: warning: notes.md is not checked: no kind claims it (see "Which files are checked" in '
+        "docs/configuration.md)\n")
+    # ... unless excludes are forced on it (pre-commit names every staged file)
+    (tmp_path / "pyproject.toml").write_text('[tool.citations]\nexclude = ["notes.md"]\n')
+    assert main(["check", "--force-exclude", "notes.md", "runs"]) == 0
+    assert "notes.md" not in capsys.readouterr().err
