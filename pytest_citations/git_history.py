@@ -1,18 +1,28 @@
 """Look up earlier versions of a file in git history, for the STALE message and fix of code tuples,
 and list the paths changed since a revision or staged for the next commit (``--since``, ``--staged``).
 
-Everything goes through the ``git`` command line, run with ``-C root``, with a bounded number of
-commits and a time budget. Nothing here raises: when git is absent, the root is not the top of a
-git work tree, the cited file lies in a nested repository, git fails or takes too long, the answer
-is a :class:`History` whose ``versions`` is ``None`` and whose ``reason`` says why in plain words.
+The checkout and everything in it are untrusted (docs/security.md), its ``.git`` folder included.
+So git is asked about one repository only, the checkout's own (:func:`checkout_of`), named on every
+command line (``--git-dir``, ``--work-tree``) and run from the top of its work tree: git never
+searches for a repository, so a folder of the checkout that holds a ``.git`` of its own, or only
+looks like a repository (``HEAD``, ``config``, ``objects/``, ``refs/`` committed as ordinary files,
+which git would take for a bare repository), is never used. Every command line is built by
+:func:`_command`, which switches off each program the repository's settings (and the files they
+include), attributes or hooks can name; the work tree's changes are compared with the filter
+drivers the settings name switched off too.
 
-The bytes compared are the committed blobs (no checkout filters), so a repository that converts
-line ends on checkout may not find a match for a hash taken from the converted file.
+Each lookup has a bounded number of commits and a time budget. File history never raises: when
+git is absent, there is no checkout, the cited file lies in a nested repository, git fails or
+takes too long, the answer is a :class:`History` whose ``versions`` is ``None`` and whose
+``reason`` says why in plain words. The bytes compared are the committed blobs (no checkout
+filters), so a repository that converts line ends on checkout may not find a match for a hash
+taken from the converted file.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +31,8 @@ DEFAULT_MAX_COMMITS = 200
 DEFAULT_TIMEOUT = 5.0
 _MAX_BLOB_BYTES = 16 * 1024 * 1024
 NO_CHECKOUT = "no git checkout at the repository root"
+NESTED_ROOT = "the repository root lies in a repository nested in the checkout, whose history is not searched"
+NOT_NAMED_BACK = "the .git file at the top of the checkout names a git folder that does not name this work tree back"
 
 
 def content_hash(data: bytes) -> str:
@@ -61,9 +73,173 @@ class History:
         return None
 
 
+# -- the one repository git is run on -----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Checkout:
+    """The checkout git is run on: the top of its work tree and its git folder."""
+
+    top: Path
+    git_dir: Path
+
+    def prefix(self, folder: Path) -> str:
+        """``folder`` (the top or a folder below it) as a path prefix from the top: "" or "a/b/"."""
+        return "" if folder == self.top else f"{folder.relative_to(self.top).as_posix()}/"
+
+    def nested(self, folder: Path) -> Path | None:
+        """The outermost folder below the top, down to ``folder``, that holds a ``.git`` of its
+        own: a repository nested in the checkout, which git does not see into and which is never
+        used; None when ``folder`` lies in the checkout's own repository."""
+        for depth in range(len(self.top.parts) + 1, len(folder.parts) + 1):
+            candidate = Path(*folder.parts[:depth])
+            if os.path.lexists(candidate / ".git"):
+                return candidate
+        return None
+
+
+def checkout_of(root: Path, timeout: float = DEFAULT_TIMEOUT) -> tuple[Checkout | None, str]:
+    """The checkout whose repository git is asked about for ``root``, or None and why.
+
+    It is the checkout the checker runs in: the nearest folder at or above the current folder that
+    holds a ``.git``, as git would find it, when ``root`` lies in it. Run from elsewhere, it is the
+    outermost folder at or above ``root`` that holds a ``.git``, so that a folder below it holding
+    one of its own is never taken for the checkout. A ``.git`` folder is used as it is; a ``.git``
+    file (a linked worktree, a submodule) only when the git folder it names lies outside the work
+    tree and names it back, as git records its own worktrees and submodules: a ``.git`` file that
+    points at another repository is not followed."""
+    if _git_missing():
+        return None, "git is not installed"
+    root = Path(root).resolve()
+    top = _nearest_git(_current_folder())
+    if top is None or not root.is_relative_to(top):
+        top = _outermost_git(root)
+    if top is None:
+        return None, NO_CHECKOUT
+    try:
+        return _checkout_at(top, _Budget(timeout))
+    except TimeoutError:
+        return None, f"git did not answer within {timeout:g} s"
+
+
+def _current_folder() -> Path | None:
+    try:
+        return Path(os.getcwd())
+    except OSError:  # the folder was deleted
+        return None
+
+
+def _nearest_git(folder: Path | None) -> Path | None:
+    """The nearest folder at or above ``folder`` that holds a ``.git``."""
+    if folder is None:
+        return None
+    return next((candidate for candidate in (folder, *folder.parents) if os.path.lexists(candidate / ".git")), None)
+
+
+def _outermost_git(folder: Path) -> Path | None:
+    """The outermost folder at or above ``folder`` that holds a ``.git``."""
+    found = [candidate for candidate in (folder, *folder.parents) if os.path.lexists(candidate / ".git")]
+    return found[-1] if found else None
+
+
+def _checkout_at(top: Path, budget: _Budget) -> tuple[Checkout | None, str]:
+    entry = top / ".git"
+    try:
+        info = os.lstat(entry)
+    except OSError:
+        return None, NO_CHECKOUT
+    if stat.S_ISDIR(info.st_mode):
+        return Checkout(top, entry), ""
+    if not stat.S_ISREG(info.st_mode):
+        return None, "the .git at the top of the checkout is neither a folder nor a file"
+    key = (top, info.st_ino, info.st_mtime_ns, info.st_size)
+    if key not in _LINKED:
+        _LINKED[key] = _linked_checkout(top, budget)
+    return _LINKED[key]
+
+
+# (top, inode, mtime, size of its .git file) -> what _linked_checkout found, once per process
+_LINKED: dict[tuple, tuple[Checkout | None, str]] = {}
+
+
+def _linked_checkout(top: Path, budget: _Budget) -> tuple[Checkout | None, str]:
+    """The checkout at ``top`` whose ``.git`` is a file naming its git folder: used when that
+    folder lies outside the work tree and names ``top`` back, as the ``core.worktree`` of a
+    submodule's git folder does, or as the records of a repository's linked worktrees do."""
+    named = _git_at(top / ".git", ["rev-parse", "--absolute-git-dir", "--show-toplevel"], budget)
+    lines = named.decode("utf-8", "surrogateescape").splitlines() if named else []
+    if len(lines) != 2:
+        return None, NOT_NAMED_BACK
+    git_dir, work_tree = Path(lines[0]).resolve(), Path(lines[1]).resolve()  # the work tree: core.worktree, or "/"
+    if git_dir.is_relative_to(top):
+        return None, NOT_NAMED_BACK
+    if work_tree == top:
+        return Checkout(top, git_dir), ""
+    listed = _git_at(git_dir, ["worktree", "list", "--porcelain"], budget)
+    worktrees = listed.decode("utf-8", "surrogateescape").splitlines() if listed else []
+    if any(line.startswith("worktree ") and Path(line[len("worktree "):]).resolve() == top for line in worktrees):
+        return Checkout(top, git_dir), ""
+    return None, NOT_NAMED_BACK
+
+
+# -- every git command line ----------------------------------------------------------------------------
+
+# Given on every command line, so they outrank the repository's settings and every file those
+# include: no program the checkout names runs.
+_PROGRAMS_OFF = (
+    "--no-pager",  # core.pager, pager.<command>
+    "-c", "core.fsmonitor=",  # an fsmonitor hook, run when the index is read (empty is off in every git version)
+    "-c", "core.useBuiltinFSMonitor=false",  # the fsmonitor daemon of Git for Windows
+    "-c", f"core.hooksPath={os.devnull}",  # hooks: no command below runs one, and none would be found
+    "-c", "log.showSignature=false",  # `git log` would run gpg.program on every signed commit
+    "-c", "submodule.recurse=false",  # a submodule is a repository of its own, with settings of its own
+    "-c", "core.quotepath=off",  # paths in the output as they are
+    "-c", "color.ui=false",  # output read as plain text
+)
+# Options of the commands that compare contents: no external diff (diff.external, diff.<driver>.command),
+# no textconv, and no submodule's work tree (its status would run with its own settings).
+_DIFF_OPTIONS = ("--no-ext-diff", "--no-textconv", "--ignore-submodules=all")
+_COMPARING = ("diff", "log")
+
+
+def _command(location: list[str], args: list[str], filters: tuple[str, ...] | None = None) -> list[str]:
+    """The git command line of ``args`` for the repository at ``location`` (``--git-dir``, and
+    ``--work-tree`` when there is one). A diff that reads the work tree hashes the files it finds
+    changed, through the filter drivers the attributes select: it must be given the names of
+    every driver the settings define (:func:`_filter_drivers`), which are switched off here."""
+    command, *rest = args
+    if command == "diff" and "--cached" not in rest and filters is None:
+        raise ValueError("a diff against the work tree needs the repository's filter drivers")
+    switched_off = [part for name in filters or () for part in _filter_off(name)]
+    options = _DIFF_OPTIONS if command in _COMPARING else ()
+    return ["git", *location, *_PROGRAMS_OFF, *switched_off, command, *options, *rest]
+
+
+def _filter_off(name: str) -> list[str]:
+    """A filter driver without programs: empty commands run nothing, and it is not required."""
+    return [part for key in ("clean", "smudge", "process") for part in ("-c", f"filter.{name}.{key}=")] + [
+        "-c", f"filter.{name}.required=false"]
+
+
+def _filter_drivers(settings: bytes) -> tuple[str, ...]:
+    """The names of the filter drivers in ``git config --name-only --list -z`` output."""
+    names = set()
+    for key in settings.decode("utf-8", "surrogateescape").split("\0"):
+        section, _, rest = key.partition(".")
+        if section.lower() == "filter" and "." in rest:
+            names.add(rest.rpartition(".")[0])
+    if any("=" in name for name in names):  # `-c filter.a=b.clean=` would set another key
+        raise ChangesError("the repository's settings name a filter driver that cannot be switched off")
+    return tuple(sorted(names))
+
+
 def _environment() -> dict[str, str]:
+    """This process's environment without git's variables (a hook's GIT_DIR must not move git
+    elsewhere), and with no transport allowed: nothing is fetched, whatever the repository's
+    ``protocol.<name>.allow`` says (a partial clone would fetch a missing object, through a
+    program its settings may name)."""
     env = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
-    env.update({"LC_ALL": "C", "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"})
+    env.update({"LC_ALL": "C", "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "GIT_ALLOW_PROTOCOL": "",
+                "GIT_NO_LAZY_FETCH": "1"})
     return env
 
 
@@ -81,7 +257,23 @@ def _git_missing() -> bool:
     return shutil.which("git") is None
 
 
-def _git(root: Path, args: list[str], budget: _Budget, stdin: bytes | None = None,
+def _location(checkout: Checkout) -> list[str]:
+    return [f"--git-dir={checkout.git_dir}", f"--work-tree={checkout.top}"]
+
+
+def _git(checkout: Checkout, args: list[str], budget: _Budget, stdin: bytes | None = None,
+         environment: dict[str, str] | None = None) -> bytes | None:
+    """The output of git ``args`` on ``checkout``, run from its top; None when it fails."""
+    return _run(_command(_location(checkout), args), checkout.top, budget, stdin, environment)
+
+
+def _git_at(git_dir: Path, args: list[str], budget: _Budget) -> bytes | None:
+    """The output of git ``args`` on the git folder ``git_dir`` alone (no work tree), run from the
+    file system's root, so that git takes the work tree from the folder's own settings if any."""
+    return _run(_command([f"--git-dir={git_dir}"], args), Path(os.sep), budget)
+
+
+def _run(command: list[str], folder: Path, budget: _Budget, stdin: bytes | None = None,
          environment: dict[str, str] | None = None) -> bytes | None:
     # subprocess and shutil are imported when git is run, not with this module, which the
     # code-tuples kind imports at start-up (tests/test_lazy_imports.py)
@@ -92,7 +284,8 @@ def _git(root: Path, args: list[str], budget: _Budget, stdin: bytes | None = Non
         raise TimeoutError
     try:
         completed = subprocess.run(
-            _command(root, args),
+            command,
+            cwd=folder,
             input=stdin,
             capture_output=True,
             timeout=left,
@@ -106,12 +299,8 @@ def _git(root: Path, args: list[str], budget: _Budget, stdin: bytes | None = Non
     return completed.stdout if completed.returncode == 0 else None
 
 
-def _command(root: Path, args: list[str]) -> list[str]:
-    """git with ``args`` in ``root``, paths in its output unquoted."""
-    return ["git", "-C", str(root), "-c", "core.quotepath=off", *args]
-
-
-def _git_at_once(root: Path, commands: list[list[str]], budget: _Budget) -> list[bytes | None]:
+def _git_at_once(checkout: Checkout, commands: list[list[str]], budget: _Budget,
+                 filters: tuple[str, ...] | None = None) -> list[bytes | None]:
     """:func:`_git` of several commands run side by side (each mostly waits on the file system:
     the two listings of ``--since`` each walk the work tree)."""
     import subprocess
@@ -120,8 +309,8 @@ def _git_at_once(root: Path, commands: list[list[str]], budget: _Budget) -> list
     try:
         for args in commands:
             try:
-                started.append(subprocess.Popen(_command(root, args), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                                env=_environment()))
+                started.append(subprocess.Popen(_command(_location(checkout), args, filters), cwd=checkout.top,
+                                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=_environment()))
             except OSError:
                 started.append(None)
         return [_output(process, budget) for process in started]
@@ -147,40 +336,19 @@ def _output(process, budget: _Budget) -> bytes | None:
     return out if process.returncode == 0 else None
 
 
-def _nested_repository(root: Path, rel: str) -> str | None:
-    """The folder (repo-relative) of a repository nested under ``root`` that holds ``rel``."""
-    parts = rel.split("/")[:-1]
-    for depth in range(1, len(parts) + 1):
-        folder = "/".join(parts[:depth])
-        if (root / folder / ".git").exists():
-            return folder
-    return None
-
-
-def work_tree_root(root: Path, timeout: float = DEFAULT_TIMEOUT) -> tuple[Path | None, str]:
-    """The top folder of the git work tree holding ``root``, or None and why."""
-    if _git_missing():
-        return None, "git is not installed"
-    try:
-        out = _git(root, ["rev-parse", "--show-toplevel"], _Budget(timeout))
-    except TimeoutError:
-        return None, f"git did not answer within {timeout:g} s"
-    if out is None:
-        return None, NO_CHECKOUT
-    top = out.decode("utf-8", "replace").strip()
-    return (Path(top).resolve(), "") if top else (None, NO_CHECKOUT)
-
-
 def head_commit(root: Path, timeout: float = DEFAULT_TIMEOUT) -> str | None:
-    """The commit checked out in the work tree holding ``root``; None outside one."""
-    if _git_missing():
+    """The commit checked out in the checkout holding ``root``; None outside one."""
+    checkout, _ = checkout_of(root, timeout)
+    if checkout is None:
         return None
     try:
-        out = _git(root, ["rev-parse", "--verify", "--quiet", "HEAD"], _Budget(timeout))
+        out = _git(checkout, ["rev-parse", "--verify", "--quiet", "HEAD"], _Budget(timeout))
     except TimeoutError:
         return None
     return out.decode("ascii", "replace").strip() or None if out else None
 
+
+# -- what changed ----------------------------------------------------------------------------------------
 
 class ChangesError(Exception):
     """The changes since a revision, or the staged changes, cannot be listed (no git, no work tree,
@@ -194,37 +362,68 @@ class Changes:
 
     base: str  # the commit (the merge base, HEAD) or tree the paths differ from
     paths: set[str]  # relative to the root they were asked for
+    # when the root lies in a repository nested in the checkout, whose changes git is not asked
+    # for: why (``paths`` is then empty, and unknown)
+    unlisted: str = ""
+
+
+def _checkout_for_changes(root: Path, timeout: float) -> tuple[Checkout, Path]:
+    """The checkout holding ``root`` and the root resolved; ChangesError when there is none."""
+    checkout, why = checkout_of(root, timeout)
+    if checkout is None:
+        raise ChangesError(why)
+    return checkout, Path(root).resolve()
+
+
+def _unlisted(checkout: Checkout, root: Path) -> str:
+    """Why the changes of ``root`` are not listed, when it lies in a nested repository; "" when
+    they are."""
+    nested = checkout.nested(root)
+    if nested is None:
+        return ""
+    return (f"{checkout.prefix(nested)}.git makes a repository of its own inside the checkout, whose changes "
+            "are not listed")
+
+
+def _pathspec(prefix: str) -> list[str]:
+    """The pathspec of a root's folder (a prefix from the top), none for the top itself."""
+    return [f":(literal){prefix.rstrip('/')}"] if prefix else []
+
+
+def _below(prefix: str, listing: bytes) -> set[str]:
+    """The NUL-separated paths of ``listing`` (from the top) below ``prefix``, relative to it."""
+    names = listing.decode("utf-8", "surrogateescape").split("\0")
+    return {name[len(prefix):] for name in names if name.startswith(prefix) and name != prefix}
+
+
+_SETTINGS = ["config", "-z", "--name-only", "--list"]  # the names of every setting (for _filter_drivers)
 
 
 def changes_since(root: Path, revision: str, timeout: float = DEFAULT_TIMEOUT) -> Changes:
     """Paths below ``root`` (relative to it) that differ between the merge base of ``revision``
     and HEAD and the work tree, committed or not, deleted ones included, plus untracked files."""
-    if _git_missing():
-        raise ChangesError("git is not installed")
+    checkout, root = _checkout_for_changes(root, timeout)
     budget = _Budget(timeout)
     try:
-        base = _git(root, ["merge-base", revision, "HEAD"], budget)
+        base, settings = _git_at_once(checkout, [["merge-base", revision, "HEAD"], _SETTINGS], budget)
         if base is None:
             raise ChangesError(f"no common ancestor of {revision!r} and HEAD (is it a revision of this repository?)")
         commit = base.decode().strip()
-        diff, untracked = _git_at_once(root, [
-            ["diff", "--name-only", "-z", "--no-renames", "--relative", commit, "--"],
-            ["ls-files", "-z", "--others", "--exclude-standard"],
-        ], budget)
+        unlisted = _unlisted(checkout, root)
+        if unlisted:
+            return Changes(commit, set(), unlisted)
+        if settings is None:
+            raise ChangesError("git could not read the repository's settings")
+        prefix = checkout.prefix(root)
+        diff, untracked = _git_at_once(checkout, [
+            ["diff", "--name-only", "-z", "--no-renames", commit, "--", *_pathspec(prefix)],
+            ["ls-files", "-z", "--others", "--exclude-standard", "--", *_pathspec(prefix)],
+        ], budget, _filter_drivers(settings))
     except TimeoutError:
         raise ChangesError(f"git did not answer within {timeout:g} s") from None
     if diff is None or untracked is None:
         raise ChangesError("git could not list the changes")
-    names = (diff + untracked).decode("utf-8", "surrogateescape").split("\0")
-    return Changes(commit, {name for name in names if name})
-
-
-# Global options that keep git from running a program the repository's own config names: a
-# pager, an fsmonitor hook (run when the index is read), an external diff. The repository under
-# check is not trusted to choose what runs on the machine that checks it.
-_NO_PROGRAMS = ["--no-pager", "-c", "core.fsmonitor=false", "-c", "diff.external="]
-# The diff options to the same end: no external diff, no textconv driver, no colour codes.
-_PLAIN_DIFF = ["--no-ext-diff", "--no-textconv", "--no-color"]
+    return Changes(commit, _below(prefix, diff + untracked))
 
 
 def staged_changes(root: Path, timeout: float = DEFAULT_TIMEOUT) -> Changes:
@@ -236,51 +435,43 @@ def staged_changes(root: Path, timeout: float = DEFAULT_TIMEOUT) -> Changes:
     The index is the one ``git commit`` names in ``GIT_INDEX_FILE`` when it lies in this
     repository's git folder (``git commit -a`` and ``git commit PATH`` stage into an index of their
     own before running the pre-commit hook), else the repository's index."""
-    if _git_missing():
-        raise ChangesError("git is not installed")
+    checkout, root = _checkout_for_changes(root, timeout)
     budget = _Budget(timeout)
     try:
-        located = _git(root, [*_NO_PROGRAMS, "rev-parse", "--show-toplevel", "--absolute-git-dir"], budget)
-        folders = located.decode("utf-8", "surrogateescape").splitlines() if located else []
-        if len(folders) != 2:
-            raise ChangesError(NO_CHECKOUT)
-        top, git_folder = Path(folders[0]), Path(folders[1])
-        base = _head_or_empty_tree(top, budget)
-        listing = ["diff", "--cached", "--name-only", "-z", "--no-renames", *_PLAIN_DIFF, base, "--"]
-        diff = _git(top, [*_NO_PROGRAMS, *listing], budget, environment=_index_environment(top, git_folder))
+        base = _head_or_empty_tree(checkout, budget)
+        unlisted = _unlisted(checkout, root)
+        if unlisted:
+            return Changes(base, set(), unlisted)
+        prefix = checkout.prefix(root)
+        listing = ["diff", "--cached", "--name-only", "-z", "--no-renames", base, "--", *_pathspec(prefix)]
+        diff = _git(checkout, listing, budget, environment=_index_environment(checkout))
     except TimeoutError:
         raise ChangesError(f"git did not answer within {timeout:g} s") from None
     if diff is None:
         raise ChangesError("git could not list the staged changes")
-    folder, top = Path(root).resolve(), top.resolve()
-    if not folder.is_relative_to(top):
-        raise ChangesError(NO_CHECKOUT)
-    prefix = "" if folder == top else f"{folder.relative_to(top).as_posix()}/"
-    names = diff.decode("utf-8", "surrogateescape").split("\0")
-    return Changes(base, {name[len(prefix):] for name in names if name.startswith(prefix) and name != prefix})
+    return Changes(base, _below(prefix, diff))
 
 
-def _head_or_empty_tree(top: Path, budget: _Budget) -> str:
-    """The HEAD commit of the work tree at ``top``; before the first commit, the empty tree, which
-    holds no earlier version of any file."""
-    head = _git(top, [*_NO_PROGRAMS, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"], budget)
+def _head_or_empty_tree(checkout: Checkout, budget: _Budget) -> str:
+    """The HEAD commit of the checkout; before the first commit, the empty tree, which holds no
+    earlier version of any file."""
+    head = _git(checkout, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], budget)
     if not head:
-        head = _git(top, [*_NO_PROGRAMS, "hash-object", "-t", "tree", "--stdin"], budget, stdin=b"")
+        head = _git(checkout, ["hash-object", "-t", "tree", "--stdin"], budget, stdin=b"")
     if not head:
         raise ChangesError("git could not tell the commit checked out")
     return head.decode("ascii", "replace").strip()
 
 
-def _index_environment(top: Path, git_folder: Path) -> dict[str, str]:
+def _index_environment(checkout: Checkout) -> dict[str, str]:
     """:func:`_environment`, with the ``GIT_INDEX_FILE`` this process was given when it names an
-    index in ``git_folder`` (a relative one is relative to the top of the work tree, as git
-    reads it); an index of another repository, such as the outer one of a nested root, is left
-    out."""
+    index in the checkout's git folder (a relative one is relative to the top of the work tree,
+    as git reads it); an index of another repository is left out."""
     env = _environment()
     named = os.environ.get("GIT_INDEX_FILE")
     if named:
-        index = Path(os.path.abspath(top / named))
-        if index.parent.resolve() == git_folder.resolve():
+        index = Path(os.path.abspath(checkout.top / named))
+        if index.parent.resolve() == checkout.git_dir.resolve():
             env["GIT_INDEX_FILE"] = str(index)
     return env
 
@@ -288,13 +479,17 @@ def _index_environment(top: Path, git_folder: Path) -> dict[str, str]:
 def files_at(root: Path, commit: str, rels: list[str], timeout: float = DEFAULT_TIMEOUT) -> dict[str, bytes | None]:
     """{rel: its bytes as ``commit`` holds it, None when it holds no such file} for ``rels``
     (relative to ``root``), from one ``git cat-file --batch``. A path git cannot tell of is left
-    out: no git, a timeout, a folder, a name with a line break (the batch's separator)."""
+    out: no git, no checkout, a timeout, a folder, a name with a line break (the batch's separator)."""
     asked = [rel for rel in rels if "\n" not in rel and "\r" not in rel]
-    if not asked or _git_missing():
+    if not asked:
         return {}
-    lines = "".join(f"{commit}:./{rel}\n" for rel in asked).encode("utf-8", "surrogateescape")
+    checkout, _ = checkout_of(root, timeout)
+    if checkout is None:
+        return {}
+    prefix = checkout.prefix(Path(root).resolve())
+    lines = "".join(f"{commit}:{prefix}{rel}\n" for rel in asked).encode("utf-8", "surrogateescape")
     try:
-        out = _git(root, ["cat-file", "--batch"], _Budget(timeout), stdin=lines)
+        out = _git(checkout, ["cat-file", "--batch"], _Budget(timeout), stdin=lines)
     except TimeoutError:
         return {}
     if out is None:
@@ -317,6 +512,8 @@ def files_at(root: Path, commit: str, rels: list[str], timeout: float = DEFAULT_
     return found
 
 
+# -- a file's history ------------------------------------------------------------------------------------
+
 def file_history(
     root: Path,
     rel: str,
@@ -325,11 +522,13 @@ def file_history(
     timeout: float = DEFAULT_TIMEOUT,
     enclosing: bool = False,
 ) -> History:
-    """The committed versions of ``rel`` (a repo-relative path of a file inside ``root``).
+    """The committed versions of ``rel`` (a repo-relative path of a file inside ``root``), from
+    the checkout's own repository (:func:`checkout_of`).
 
-    With ``enclosing`` false, git is used only when ``root`` is the top of its work tree, so a
+    With ``enclosing`` false, git is used only when ``root`` is the top of the checkout, so a
     repository kept inside another one (a fixture, a vendored project) never reads the outer
-    history. Never raises.
+    history. A root or a cited file inside a repository nested in the checkout is never looked
+    up. Never raises.
     """
     try:
         return _file_history(Path(root).resolve(), rel, max_commits, timeout, enclosing)
@@ -342,21 +541,24 @@ def file_history(
 def _file_history(root: Path, rel: str, max_commits: int, timeout: float, enclosing: bool) -> History:
     if "\n" in rel or "\r" in rel:
         return History(None, "the path cannot be looked up in git")
-    top, why = work_tree_root(root, timeout)
-    if top is None:
+    checkout, why = checkout_of(root, timeout)
+    if checkout is None:
         return History(None, why)
-    if top != root and not (enclosing and root.is_relative_to(top)):
+    path = root / rel
+    nested = checkout.nested(path.parent)
+    if nested is not None and root.is_relative_to(nested):
+        return History(None, NESTED_ROOT)
+    if checkout.top != root and not enclosing:
         return History(None, NO_CHECKOUT)  # the same words as no checkout at all: the output must not depend on
         # whether a copy of the repository happens to sit inside another checkout
-    nested = _nested_repository(root, rel)
     if nested is not None:
-        return History(None, f"{rel} lies in the nested repository {nested}/, whose history is not searched")
+        return History(None, f"{rel} lies in the nested repository {nested.relative_to(root).as_posix()}/, whose "
+                             "history is not searched")
     budget = _Budget(timeout)
-    path = (root / rel).relative_to(top).as_posix()
     log = _git(
-        top,
+        checkout,
         ["log", f"--max-count={max_commits}", "--format=%x01%H %ct %s", "--raw", "--no-abbrev", "--no-renames",
-         "--", f":(literal){path}"],
+         "--", f":(literal){path.relative_to(checkout.top).as_posix()}"],
         budget,
     )
     if log is None:
@@ -384,7 +586,7 @@ def _file_history(root: Path, rel: str, max_commits: int, timeout: float, enclos
     if not entries:
         return History((), f"{rel} has no committed version", truncated)
     request = "".join(f"{blob}\n" for *_, blob in entries).encode()
-    out = _git(top, ["cat-file", "--batch"], budget, stdin=request)
+    out = _git(checkout, ["cat-file", "--batch"], budget, stdin=request)
     if out is None:
         return History(None, "git cat-file failed")
     contents: dict[str, bytes] = {}

@@ -7,7 +7,6 @@ import os
 import shlex
 import shutil
 import subprocess
-import sys
 
 import pytest
 
@@ -299,8 +298,9 @@ def test_since_when_git_cannot_list_the_changes(repo, monkeypatch):
     from pytest_citations import git_history
 
     real = git_history._git_at_once
-    monkeypatch.setattr(git_history, "_git_at_once", lambda root, commands, budget: real(
-        root, [commands[0], ["ls-files", "--no-such-option"]], budget))
+    monkeypatch.setattr(git_history, "_git_at_once", lambda checkout, commands, budget, filters=None: real(
+        checkout, [["ls-files", "--no-such-option"] if args[0] == "ls-files" else args for args in commands], budget,
+        filters))
     with pytest.raises(git_history.ChangesError, match="could not list"):
         git_history.changes_since(repo, "main")
 
