@@ -18,23 +18,41 @@ current hashes of what it read), so a lost or out-of-date delta costs re-checks,
 answer. A document that is unreadable, corrupt or written by another version or configuration is
 ignored, never trusted. Entries unseen for :data:`PRUNE_DAYS` days are dropped when a base is
 written.
+
+The cache folder usually lies in the checkout, which a stranger's pull request writes: so every
+document read back from it (base, deltas, records of runs) is believed only when it carries an
+HMAC-SHA256 made with this user's key (:func:`document_key`), kept outside the checkout; one that
+does not is ignored like a damaged one. Documents are opened as regular files only (no symlink,
+FIFO or device, within :data:`MAX_DOCUMENT_SIZE`), the folder is used only when no symlink inside
+the repository leads to it (:func:`confined_folder`), and pruning deletes only documents that
+authenticate (this user's runs wrote them).
+
+A result is stored only when every file its check read was, when read, the file its key's hash
+was taken of: :mod:`pytest_citations.sources` notes each read with the file's stat signature, and
+hashing notes it before and after. A file that changed between the two (an edit while the run
+reads) keys nothing, and the run is not recorded (see :mod:`pytest_citations.replay`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import gc
 import hashlib
+import hmac
 import json
 import os
+import re
 import stat
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from pytest_citations import __version__, dependencies, sources
+from pytest_citations.dependencies import stat_signature
 from pytest_citations.diagnostics import Diagnostic, Edit, Fix, Severity
 from pytest_citations.fix import replace_atomically
 
@@ -45,15 +63,24 @@ DELTA_SHARE = 1 / 8  # the share of the entries that deltas may hold before a ne
 MAX_DELTAS = 16
 RACY_SECONDS = 2.0
 DEFAULT_FOLDER = ".citations_cache"
+KEY_FILE_VARIABLE = "CITATIONS_CACHE_KEY_FILE"  # names the key file (CI jobs that restore one)
+KEY_FOLDER = "pytest-citations"  # in $XDG_CACHE_HOME, else ~/.cache
+MIN_KEY_SIZE, MAX_KEY_SIZE = 32, 4096
+MAX_DOCUMENT_SIZE = 1 << 30
 _HASH_CHUNK = 1 << 20
-
-
-def stat_signature(info: os.stat_result) -> list[int]:
-    """[size, mtime_ns, ctime_ns, inode]: what stands for a regular file's bytes between runs.
-
-    ctime is part of it because no program can set it: a file rewritten in place with its old
-    mtime put back (``cp -p``, ``touch -r``) keeps its size, inode and mtime, but not its ctime."""
-    return [info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino]
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+# A regular file is opened so: never through a symlink, never waiting on a FIFO's writer.
+_OPEN_REGULAR = os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+# A document is JSON whose first member is its code: {"mac":"<64 hex digits>", then its own members.
+_MAC_OPEN, _MAC_CLOSE = b'{"mac":"', b'",'
+_MAC_END = len(_MAC_OPEN) + 64
+_MAC_DOMAIN = b"pytest-citations cache document\0"
+_OUR_DOCUMENT = re.compile(r"(results|delta|run)-[^/]*\.json\Z")  # the names the checker writes
+_MARKS = {
+    ".gitignore": b"# created by pytest-citations\n*\n",
+    "CACHEDIR.TAG": b"Signature: 8a477f597d28d172789f06886806bc55\n"
+                    b"# This file is a cache directory tag created by pytest-citations.\n",
+}
 
 
 # A fingerprint is a sha256 hex digest, or one of these for a path that holds no readable file.
@@ -76,27 +103,30 @@ def _today() -> int:
 
 def diagnostic_to_json(d: Diagnostic) -> list:
     fix = None if d.fix is None else [d.fix.description, [[e.start, e.end, e.text] for e in d.fix.edits]]
-    return [d.code, d.name, d.severity.value, d.message, d.path, d.line, d.col, fix, d.context]
+    row = [d.code, d.name, d.severity.value, d.message, d.path, d.line, d.col, fix, d.context]
+    return [*row, d.context_start] if d.context_start else row  # where the context's window starts in its line
 
 
 def diagnostic_from_json(row: list) -> Diagnostic:
-    code, name, severity, message, path, line, col, fix, context = row
+    code, name, severity, message, path, line, col, fix, context, *start = row
+    (context_start,) = start or (0,)
     if fix is not None:
         fix = Fix(fix[0], tuple(Edit(*edit) for edit in fix[1]))
-    return Diagnostic(code, name, Severity(severity), message, path, line, col, fix, context)
+    return Diagnostic(code, name, Severity(severity), message, path, line, col, fix, context, context_start)
 
 
 class ResultCache:
     """One cache file: the files table (stat and hash, plus per-file memos) and the results.
 
     Without a folder it lives in memory only (``--since`` with ``--no-cache`` still needs to
-    learn what each file depends on)."""
+    learn what each file depends on); so does it when the folder cannot be used safely or no key
+    authenticates its documents (:func:`usable_folder`)."""
 
     def __init__(self, folder: Path | None, root: Path, key: str) -> None:
-        self.folder = folder
+        self.folder = None if folder is None else usable_folder(folder, root)
         self.root = root
         self.key = key
-        self.path = folder / f"results-{key[:24]}.json" if folder is not None else None
+        self.path = self.folder / f"results-{key[:24]}.json" if self.folder is not None else None
         self._has_base = False  # whether a base of this cache was read (else the next write is one)
         self._deltas: list[Path] = []  # the deltas read after the base, oldest first
         self._delta_entries = 0  # how many entries they hold
@@ -110,8 +140,13 @@ class ResultCache:
         self.written: dict[str, set[str]] = {table: set() for table in TABLES}  # by this process
         self.hits = 0
         self.misses = 0
-        self.racy = False  # whether this process hashed a file in its racy window
+        # whether this process cannot vouch for a signature: it hashed a file in its racy window,
+        # or saw a file change while it ran (a record of the run would then lie)
+        self.racy = False
         self._fingerprints: dict[str, str] = {}  # this run's, computed once per path
+        self._signatures: dict[str, list[int]] = {}  # rel -> the stat signature its fingerprint stands for
+        self._unsettled: set[str] = set()  # rels seen with two signatures in this run
+        self._root_prefix = str(root).rstrip(os.sep) + os.sep
         self._digest_pieces: dict[str, bytes] = {}  # path -> its part of paths_digest's text
         self._today = _today()
         self._load()
@@ -125,13 +160,16 @@ class ResultCache:
             self._read_base_and_deltas()
 
     def _read_base_and_deltas(self) -> None:
-        self._has_base = self._take(read_json(self.path)) > 0
+        self._has_base = self._take(read_document(self.path)) > 0
         try:
-            self._deltas = sorted(self.folder.glob(f"delta-{self.key[:24]}-*.json"))
+            deltas = sorted(self.folder.glob(f"delta-{self.key[:24]}-*.json"))
         except OSError:
             return
-        for delta in self._deltas:
-            self._delta_entries += self._take(read_json(delta))
+        for delta in deltas:
+            data = read_document(delta)
+            if data is not None:  # (one that does not authenticate is no delta of ours: never deleted)
+                self._deltas.append(delta)
+                self._delta_entries += self._take(data)
 
     def _take(self, data: Any) -> int:
         """Add the entries of a base or delta document; how many (none from a document that is
@@ -197,8 +235,7 @@ class ResultCache:
         self._deltas, self._delta_entries, self._has_base = [], 0, True
 
     def _write(self, path: Path, tables: dict[str, dict[str, Any]]) -> None:
-        data = {"format": FORMAT, "key": self.key, **tables}
-        replace_atomically(path, json.dumps(data, separators=(",", ":")).encode("utf-8"), 0o644, durable=False)
+        write_document(path, {"format": FORMAT, "key": self.key, **tables})
 
     def _changed(self, table: str, rel: str) -> None:
         """Note an entry written in this process: for the file on disk, and for the process
@@ -210,7 +247,8 @@ class ResultCache:
     def take_changes(self) -> dict[str, Any]:
         """The entries written (and the hits and misses counted) since the last call, for the
         process that writes the cache file (the ``-j`` parent, the xdist controller)."""
-        changes = {"key": self.key, **self._entries(self.written), "hits": self.hits, "misses": self.misses}
+        changes = {"key": self.key, **self._entries(self.written), "hits": self.hits, "misses": self.misses,
+                   "racy": self.racy}
         self.written = {table: set() for table in TABLES}
         self.hits = self.misses = 0
         return changes
@@ -225,6 +263,7 @@ class ResultCache:
             self._unsaved[table].update(entries)
         self.hits += changes.get("hits", 0)
         self.misses += changes.get("misses", 0)
+        self.racy = self.racy or bool(changes.get("racy"))
         self.dirty = True
 
     # -- fingerprints --------------------------------------------------------------------------
@@ -252,12 +291,16 @@ class ResultCache:
         if entry is not None and entry.get("stat") == signature:
             if entry.get("seen") != self._today:
                 self._seen("files", rel, entry)
+            self._signatures[rel] = signature
             return entry["sha"]
         try:
-            sha = _sha256(path)
+            sha, held_still = _sha256(path, signature)
         except OSError:
             return UNRESOLVABLE
-        racy = time.time_ns() - info.st_mtime_ns < RACY_SECONDS * 1e9
+        self._signatures[rel] = signature
+        if not held_still:
+            self._unsettle(rel)
+        racy = not held_still or time.time_ns() - info.st_mtime_ns < RACY_SECONDS * 1e9
         self.racy = self.racy or racy
         recorded = {"stat": None if racy else signature, "sha": sha, "seen": self._today}
         if entry is None or entry.get("sha") != sha:
@@ -274,6 +317,42 @@ class ResultCache:
         entry["seen"] = self._today
         self._changed(table, rel)  # an xdist worker's hits must reach the controller too
 
+    def _settled(self, recorded: dependencies.Recorder) -> bool:
+        """Whether every file of the root that ``recorded`` saw read had, when read, the signature
+        its fingerprint in this run stands for: else it changed between the read and the hashing,
+        and what was read is not what the hash says (the file is unsettled for the rest of the run)."""
+        prefix, signatures = self._root_prefix, self._signatures
+        settled = True
+        for path, signature in recorded.reads.items():
+            if not path.startswith(prefix):
+                continue  # outside the root: nothing is read there
+            rel = path[len(prefix):] if os.sep == "/" else path[len(prefix):].replace(os.sep, "/")
+            known = signatures.get(rel)
+            if known is None:
+                self.fingerprint(rel)
+                known = signatures.get(rel)
+            if signature is None or known != signature:
+                self._unsettle(rel)
+                settled = False
+        return settled
+
+    def _held_still(self, rel: str) -> bool:
+        """Whether the file at ``rel`` still has the signature its fingerprint stands for (else it
+        changed since it was hashed, and what was read from it since may be of other bytes)."""
+        try:
+            _, info = sources.stat_inside(self.root, rel)
+        except (sources.SourceError, OSError):
+            info = None
+        if info is not None and stat_signature(info) == self._signatures.get(rel):
+            return True
+        self._unsettle(rel)
+        return False
+
+    def _unsettle(self, rel: str) -> None:
+        """Note a file seen changing in this run: nothing it keys is kept, and no record is written."""
+        self._unsettled.add(rel)
+        self.racy = True
+
     def relative(self, path: str) -> str | None:
         """A recorded absolute path as a root-relative one; None outside the root (never read)."""
         try:
@@ -285,7 +364,8 @@ class ResultCache:
 
     def file_memo(self, name: str, rel: str, compute: Callable[[], Any]) -> Any:
         """``compute()`` (a JSON value derived from the file ``rel`` alone), reused while the
-        file's bytes stay the same."""
+        file's bytes stay the same; kept only when the file held still from its hashing to the
+        end of ``compute`` (else the value may be of other bytes than the hash)."""
         sha = self._fingerprints.get(rel) or self.fingerprint(rel)
         entry = self.files.get(rel)
         if entry is None or entry.get("sha") != sha:  # no readable file: nothing to key it by
@@ -295,8 +375,10 @@ class ResultCache:
             memo = entry["memo"] = {}
         elif name in memo:
             return memo[name]
-        value = memo[name] = compute()
-        self._changed("files", rel)
+        value = compute()
+        if rel not in self._unsettled and self._held_still(rel):  # (the file it was computed from was the one hashed)
+            memo[name] = value
+            self._changed("files", rel)
         return value
 
     # -- results -------------------------------------------------------------------------------
@@ -326,17 +408,24 @@ class ResultCache:
 
     def store(self, rel: str, kinds: list[str], recorded: dependencies.Recorder, index_digest: Callable[[str], str],
               diagnostics: list[Diagnostic]) -> None:
+        """Keep the ``diagnostics`` of ``rel``, keyed by what its check ``recorded``; unless a
+        file it read changed in this run (its findings may be of other bytes than the key's, or
+        of an index built from such), when it is checked again next time."""
         paths = {rel}
         for path in recorded.paths:
             shown = self.relative(path)
             if shown is not None:
                 paths.add(shown)
         ordered = sorted(paths)
+        digest = self.paths_digest(ordered)
+        indexes = {name: index_digest(name) for name in sorted(recorded.indexes)}
+        if not self._settled(recorded) or (self._unsettled and (indexes or not self._unsettled.isdisjoint(ordered))):
+            return
         self.results[rel] = {
             "kinds": kinds,
             "paths": ordered,
-            "digest": self.paths_digest(ordered),
-            "indexes": {name: index_digest(name) for name in sorted(recorded.indexes)},
+            "digest": digest,
+            "indexes": indexes,
             "diagnostics": [diagnostic_to_json(d) for d in diagnostics],
             "seen": self._today,
         }
@@ -366,11 +455,13 @@ class ResultCache:
         same, so that a re-run does not build the index to learn that it has not changed."""
         key = self.paths_digest(files)
         entry = self.indexes.get(name)
-        if entry is not None and entry["files"] == key and isinstance(entry.get("digest"), str):
+        if (entry is not None and entry["files"] == key and isinstance(entry.get("digest"), str)
+                and self._unsettled.isdisjoint(files)):
             return entry["digest"]
         digest = compute()
-        self.indexes[name] = {"files": key, "digest": digest}
-        self._changed("indexes", name)
+        if self._unsettled.isdisjoint(files):  # (else its shares may be of other bytes than the key's)
+            self.indexes[name] = {"files": key, "digest": digest}
+            self._changed("indexes", name)
         return digest
 
     def reads_of(self, rel: str) -> tuple[list[str], list[str]] | None:
@@ -405,13 +496,144 @@ class ResultCache:
         return signature
 
 
-def read_json(path: Path) -> Any:
-    """The JSON document at ``path``, None if it cannot be read or parsed."""
+# -- documents and their key ---------------------------------------------------------------------
+
+
+def key_file() -> Path | None:
+    """Where this user's key is kept: ``$CITATIONS_CACHE_KEY_FILE``, else ``pytest-citations/key``
+    in the user's cache folder (``$XDG_CACHE_HOME``, else ``~/.cache``); None without a home."""
+    named = os.environ.get(KEY_FILE_VARIABLE)
+    if named:
+        return Path(os.path.abspath(named))
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):  # unset, or relative (which the XDG specification says to ignore)
+        try:
+            base = os.path.join(Path.home(), ".cache")
+        except (RuntimeError, KeyError):
+            return None
+    return Path(base, KEY_FOLDER, "key")
+
+
+def document_key() -> bytes | None:
+    """This user's key, made on first use; None when it can be neither read nor made, or is not
+    this user's alone (then no cache document is believed or written: every run checks afresh)."""
+    path = key_file()
+    return None if path is None else _key_at(str(path))
+
+
+@functools.lru_cache(maxsize=8)
+def _key_at(path: str) -> bytes | None:
     try:
-        with open(path, "rb") as stream:
-            return json.loads(stream.read().decode("utf-8"))
-    except (OSError, ValueError, RecursionError):
+        return _read_key(path)
+    except FileNotFoundError:
+        pass
+    except OSError:
         return None
+    try:
+        _create_key(path)
+    except FileExistsError:  # another run made it meanwhile: its key is the one
+        pass
+    except OSError:
+        return None
+    try:
+        return _read_key(path)
+    except OSError:
+        return None
+
+
+def _read_key(path: str) -> bytes | None:
+    """The key in the file at ``path``; None when it is no regular file of this user's that no one
+    else may read or write (on Windows, the user's profile folder guards it), or holds too few or
+    too many bytes."""
+    with open(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)), "rb") as stream:
+        info = os.fstat(stream.fileno())
+        private = os.name != "posix" or (info.st_uid == os.getuid() and info.st_mode & 0o077 == 0)
+        if not (stat.S_ISREG(info.st_mode) and private):
+            return None
+        key = stream.read(MAX_KEY_SIZE + 1)
+    return key if MIN_KEY_SIZE <= len(key) <= MAX_KEY_SIZE else None
+
+
+def _create_key(path: str) -> None:
+    """Make a random key at ``path``, readable by this user alone, whole or not at all: written to
+    a temporary file and linked into place, which fails if another run made one first."""
+    folder = os.path.dirname(path)
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=folder, prefix=".key.", suffix=".tmp")  # mode 0600
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(os.urandom(32).hex().encode("ascii") + b"\n")
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.link(temporary, path)
+    finally:
+        os.unlink(temporary)
+
+
+def _mac(key: bytes, name: str, tail: memoryview | bytes) -> bytes:
+    """The code of the document called ``name`` whose JSON text is ``{`` followed by ``tail``."""
+    code = hmac.new(key, _MAC_DOMAIN + name.encode("utf-8", "surrogateescape") + b"\0{", "sha256")
+    code.update(tail)
+    return code.hexdigest().encode("ascii")
+
+
+def write_document(path: Path, data: dict[str, Any]) -> None:
+    """Write ``data`` atomically at ``path`` (see :func:`sealed`)."""
+    replace_atomically(path, sealed(path.name, data), 0o644, durable=False)
+
+
+def sealed(name: str, data: dict[str, Any]) -> bytes:
+    """The text of the document ``data`` (a non-empty JSON object) to be called ``name``: its
+    JSON, led by an authentication code made with this user's key over its name and text;
+    OSError when there is no key."""
+    key = document_key()
+    if key is None:
+        raise OSError("no key to authenticate cache documents with")
+    text = json.dumps(data, separators=(",", ":")).encode("utf-8", "surrogateescape")
+    tail = memoryview(text)[1:]
+    return b"".join((_MAC_OPEN, _mac(key, name, tail), _MAC_CLOSE, tail))
+
+
+def read_document(path: Path) -> Any:
+    """The document at ``path``; None unless it is a regular file that this user's key
+    authenticates and that parses."""
+    raw = _authenticated(path)
+    if raw is None:
+        return None
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    data.pop("mac", None)  # (a JSON object: it starts with its code)
+    return data
+
+
+def _authenticated(path: Path) -> bytes | None:
+    """The bytes at ``path`` when they are a document authenticated with this user's key."""
+    key = document_key()
+    raw = None if key is None else read_regular(path, MAX_DOCUMENT_SIZE)
+    if raw is None or not (raw.startswith(_MAC_OPEN) and raw[_MAC_END:_MAC_END + 2] == _MAC_CLOSE):
+        return None
+    tail = memoryview(raw)[_MAC_END + 2:]
+    return raw if hmac.compare_digest(raw[len(_MAC_OPEN):_MAC_END], _mac(key, path.name, tail)) else None
+
+
+def read_regular(path: Path, limit: int) -> bytes | None:
+    """The bytes of the regular file at ``path`` when it holds at most ``limit``; None for anything
+    else (a symlink, a FIFO, a device, a folder, a larger file, a file that grows while read)."""
+    try:
+        handle = os.open(path, _OPEN_REGULAR)
+    except (OSError, ValueError):
+        return None
+    with open(handle, "rb") as stream:
+        info = os.fstat(handle)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            return None
+        try:
+            data = stream.read(info.st_size + 1)
+        except OSError:
+            return None
+    return data if len(data) <= info.st_size else None
 
 
 @contextlib.contextmanager
@@ -440,33 +662,82 @@ def _seen_day(entry: dict[str, Any]) -> int:
     return seen if isinstance(seen, int) and not isinstance(seen, bool) else 0
 
 
-def _sha256(path: Path) -> str:
+def _sha256(path: str, signature: list[int]) -> tuple[str, bool]:
+    """(the sha256 of the regular file at ``path``, whether it held still: its stat signature was
+    ``signature`` before and after it was hashed)."""
     digest = hashlib.sha256()
-    with open(path, "rb") as stream:
+    with open(os.open(path, _OPEN_REGULAR), "rb") as stream:
+        before = os.fstat(stream.fileno())
+        if not stat.S_ISREG(before.st_mode):
+            raise OSError(f"{path} is not a regular file")
         while chunk := stream.read(_HASH_CHUNK):
             digest.update(chunk)
-    return digest.hexdigest()
+        after = os.fstat(stream.fileno())
+    return digest.hexdigest(), stat_signature(before) == signature == stat_signature(after)
+
+
+# -- the folder --------------------------------------------------------------------------------
+
+
+def usable_folder(folder: Path, root: Path) -> Path | None:
+    """``folder`` as :func:`confined_folder` gives it, when a key authenticates its documents;
+    None when the cache must live in memory."""
+    return confined_folder(folder, root) if document_key() is not None else None
+
+
+def confined_folder(folder: Path, root: Path) -> Path | None:
+    """The real path of ``folder`` (absolute) when no symlink inside the repository at ``root``
+    leads to it; None otherwise. A symlink outside the repository is the user's (the command line
+    or the environment named the folder) and is followed; one inside it may be the checkout's, and
+    would make the run write and delete files wherever it points."""
+    real_root = os.path.realpath(root)
+    inside = real_root.rstrip(os.sep) + os.sep
+    folder = Path(os.path.abspath(folder))  # (no ".." left: each part is looked at as it is)
+    current = folder.anchor
+    for part in folder.parts[1:]:
+        candidate = os.path.join(current, part)
+        try:
+            info = os.lstat(candidate)
+        except FileNotFoundError:
+            current = candidate  # made later, by mkdir: a real folder
+            continue
+        except (OSError, ValueError):
+            return None
+        if stat.S_ISLNK(info.st_mode):
+            if current == real_root or current.startswith(inside):
+                return None
+            current = os.path.realpath(candidate)
+        else:
+            current = candidate
+    return Path(current)
 
 
 def prepare_folder(folder: Path) -> None:
-    """Create the cache folder, marked so that git and backup tools leave it alone."""
-    if folder.is_dir():
-        return
+    """Create the cache folder, and mark it (if it is not yet) so that git and backup tools leave
+    it alone: a cache folder that git does not ignore gets committed, and a fresh clone would
+    find a cache in it. A mark is created, never overwritten, never through a symlink."""
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / ".gitignore").write_text("# created by pytest-citations\n*\n", encoding="utf-8")
-    (folder / "CACHEDIR.TAG").write_text(
-        "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by pytest-citations.\n",
-        encoding="utf-8",
-    )
+    for name, text in _MARKS.items():
+        try:
+            handle = os.open(folder / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o644)
+        except FileExistsError:
+            continue
+        with open(handle, "wb") as stream:
+            stream.write(text)
 
 
 def prune_folder(folder: Path, today: int) -> None:
     """Delete cache files (of other versions or settings) and records of runs
-    (:mod:`pytest_citations.replay`) not written for :data:`PRUNE_DAYS`."""
+    (:mod:`pytest_citations.replay`) not written for :data:`PRUNE_DAYS`: regular files of the
+    checker's names that authenticate with this user's key, and nothing else."""
+    oldest = today - PRUNE_DAYS
     try:
-        entries = [*folder.glob("results-*.json"), *folder.glob("delta-*.json"), *folder.glob("run-*.json")]
-        for entry in entries:
-            if entry.stat().st_mtime // 86400 < today - PRUNE_DAYS:
-                entry.unlink()
+        with os.scandir(folder) as entries:
+            old = [entry.path for entry in entries if _OUR_DOCUMENT.match(entry.name)
+                   and entry.is_file(follow_symlinks=False) and entry.stat(follow_symlinks=False).st_mtime // 86400 < oldest]
     except OSError:
         return
+    for path in old:
+        if _authenticated(Path(path)) is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(path)

@@ -10,6 +10,11 @@ run. A result that consulted one depends on the index's *value*, not on each fil
 from, so that editing the body of one memory does not invalidate every other memory: such a
 dependency is noted by name, and its builder is registered here with :func:`run_index` so that a
 later run can rebuild the index and compare digests.
+
+Every file read is noted too, with its :func:`stat_signature` taken before the read: the result
+cache keys a result by the hashes of what it read, and a file that changed between the check's
+read and the cache's hashing would otherwise key old findings by new bytes (see
+:meth:`pytest_citations.cache.ResultCache.store`).
 """
 
 from __future__ import annotations
@@ -38,16 +43,35 @@ CHECKED_BY_VALUE: set[str] = set()
 SHARED: dict[str, Shares] = {}
 
 
+def stat_signature(info: os.stat_result) -> list[int]:
+    """[size, mtime_ns, ctime_ns, inode]: what stands for a regular file's bytes between runs.
+
+    ctime is part of it because no program can set it: a file rewritten in place with its old
+    mtime put back (``cp -p``, ``touch -r``) keeps its size, inode and mtime, but not its ctime."""
+    return [info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino]
+
+
 class Recorder:
-    """The absolute paths resolved and the index names consulted while it was active."""
+    """The absolute paths resolved, the index names consulted and the files read (by real path,
+    each with the signature it had when read; None when it was read twice with two) while it was
+    active."""
 
     def __init__(self) -> None:
         self.paths: set[str] = set()
         self.indexes: set[str] = set()
+        self.reads: dict[str, list[int] | None] = {}
 
     def merge(self, other: Recorder) -> None:
         self.paths |= other.paths
         self.indexes |= other.indexes
+        reads = self.reads
+        for path, signature in other.reads.items():
+            if reads.setdefault(path, signature) != signature:
+                reads[path] = None
+
+    def note_read(self, path: str, signature: list[int]) -> None:
+        if self.reads.setdefault(path, signature) != signature:
+            self.reads[path] = None
 
 
 @contextmanager
@@ -69,6 +93,13 @@ def note_path(root: Path, path: Path | str) -> None:
     recorder = _active.get()
     if recorder is not None:
         recorder.paths.add(os.path.normpath(os.path.join(root, path)))
+
+
+def note_read(real_path: str, info: os.stat_result) -> None:
+    """Note that the file at ``real_path`` (symlinks resolved) is read, and its stat just before."""
+    recorder = _active.get()
+    if recorder is not None:
+        recorder.note_read(real_path, stat_signature(info))
 
 
 def note_index(name: str) -> None:

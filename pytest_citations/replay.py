@@ -22,10 +22,12 @@ A later run of the same request walks again and takes an ``lstat`` per recorded 
 :mod:`pytest_citations.selection` does from the cache; those changed since the record are checked
 again and chosen by what they read now, and the record is left as it was.
 
-The trust is the result cache's own (see :mod:`pytest_citations.cache`): a signature stands for
-the bytes, and a file modified within :data:`~pytest_citations.cache.RACY_SECONDS` of a run's start
-is not trusted, so that run writes no record (the previous one stays, and the file counts as
-changed). An index built from no file of the work tree (the commit checked out, which no
+The trust is the result cache's own (see :mod:`pytest_citations.cache`): a record is believed only
+when this user's key authenticates it, a signature stands for the bytes, and a file modified
+within :data:`~pytest_citations.cache.RACY_SECONDS` of a run's start is not trusted, so that run
+writes no record (the previous one stays, and the file counts as changed); nor does a run in
+which a file changed between a check's read and its hashing (the cache's ``racy``), or a partial
+re-run whose checks read a file under another signature than the one it would record. An index built from no file of the work tree (the commit checked out, which no
 ``lstat`` sees) is built again on a re-run and compared with its recorded digest. A run that
 crashed in a rule (C006), used a result the cache did not keep, or consulted an index built from
 no file and not cheap to build again is not recorded; nor is a partial re-run that consulted an
@@ -52,7 +54,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import os
 import stat
 import time
@@ -67,12 +68,13 @@ from pytest_citations.cache import (
     diagnostic_to_json,
     kept_for_the_run,
     prepare_folder,
-    read_json,
+    read_document,
     stat_signature,
+    usable_folder,
+    write_document,
 )
 from pytest_citations.diagnostics import Diagnostic, sorted_diagnostics
 from pytest_citations.engine import Engine, Report, Task, walk_files
-from pytest_citations.fix import replace_atomically
 
 if TYPE_CHECKING:
     from pytest_citations.selection import Changes
@@ -101,7 +103,10 @@ class Request:
         self.key = dependencies.digest((
             FORMAT, __version__, engine.cache_key(), [_resolved(p) for p in paths], force_exclude, shard, self.baseline,
         ))
-        self.path = engine.cache_folder / f"run-{self.key[:24]}.json"
+        folder = usable_folder(engine.cache_folder, engine.config.root)
+        if folder is None:  # the engine's, and its nested roots', caches live in memory too
+            engine.enable_cache(None)
+        self.path = None if folder is None else folder / f"run-{self.key[:24]}.json"
 
     # -- replaying -----------------------------------------------------------------------------
 
@@ -127,9 +132,12 @@ class Request:
                 return None
 
     def read(self) -> dict[str, Any] | None:
-        """This request's record; None when there is none of this format and request."""
+        """This request's record; None when there is none of this format and request that this
+        user's key authenticates."""
+        if self.path is None:
+            return None
         with kept_for_the_run():
-            data = read_json(self.path)
+            data = read_document(self.path)
         if isinstance(data, dict) and data.get("format") == FORMAT and data.get("key") == self.key:
             return data
         return None
@@ -148,10 +156,11 @@ class Request:
     def write(self, data: dict[str, Any]) -> None:
         """Write the record atomically; one that cannot be written is no error (the next run is
         only slower)."""
+        if self.path is None:
+            return
         try:
-            prepare_folder(self.engine.cache_folder)
-            text = json.dumps(data, separators=(",", ":"))
-            replace_atomically(self.path, text.encode("utf-8", "surrogateescape"), 0o644, durable=False)
+            prepare_folder(self.path.parent)
+            write_document(self.path, data)
         except OSError:
             return
 
@@ -469,7 +478,26 @@ class _Rerun:
                 names.append(indexes)
             task[3:] = [names.index(indexes), [diagnostic_to_json(d) for d in diagnostics],
                         *sorted(numbers[(engine_number, rel)] for rel in reads)]
-        self.request.write(self.data)
+        if self._held_still(found, numbers, roots):
+            self.request.write(self.data)
+
+    def _held_still(self, found: dict[int, tuple[list[Diagnostic], dependencies.Recorder]],
+                    numbers: dict[tuple[int, str], int], roots: list[str]) -> bool:
+        """Whether every file the checks read had, when read, the signature the record gives it
+        (else it changed while this run read it, and the record would pair its new signature with
+        findings about the bytes that were read)."""
+        for position, (_, recorded) in found.items():
+            engine_number = self.tasks[position][0]
+            for path, signature in recorded.reads.items():
+                rel = _below(path, roots[engine_number])
+                if rel is None:
+                    continue
+                number = numbers.get((engine_number, rel))
+                # (a file read by another path than the one the check named: its signature now)
+                known = self.files[number][3:] if number is not None else _signature(path)
+                if signature is None or known != signature:
+                    return False
+        return True
 
 
 @contextlib.contextmanager

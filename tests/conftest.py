@@ -39,6 +39,15 @@ def own_result_cache(monkeypatch, tmp_path_factory) -> Path:
     return folder
 
 
+@pytest.fixture(autouse=True)
+def own_cache_key(monkeypatch, tmp_path_factory) -> Path:
+    """Each test authenticates cache documents with a key of its own (made on first use), never
+    with the key of the user who runs the tests."""
+    path = tmp_path_factory.mktemp("citations-key") / "key"
+    monkeypatch.setenv("CITATIONS_CACHE_KEY_FILE", str(path))
+    return path
+
+
 @pytest.fixture
 def without_replay(monkeypatch) -> None:
     """``citations check`` and in-process ``pytest --citations`` go through the result cache on

@@ -36,7 +36,7 @@ def index_builds(monkeypatch):
 
 def base_document(cache_folder):
     (base,) = cache_folder.glob("results-*.json")
-    return base, json.loads(base.read_text())
+    return base, cache_module.read_document(base)
 
 
 def test_a_rerun_with_nothing_changed_does_not_build_the_memory_index(memory_repo, capsys, cache_folder, index_builds):
@@ -82,7 +82,7 @@ def test_a_damaged_index_entry_is_built_again_not_trusted(memory_repo, capsys, c
     base, data = base_document(cache_folder)
     key = data["indexes"]["memories.index"]["files"]
     data["indexes"]["memories.index"] = {k: key if v == "KEY" else v for k, v in entry.items()} if isinstance(entry, dict) else entry
-    base.write_text(json.dumps(data))
+    cache_module.write_document(base, data)
     assert check(capsys, memory_repo) == ([], MEMORIES)
     assert index_builds == [MEMORIES, MEMORIES]
 
@@ -93,7 +93,7 @@ def test_an_index_digest_of_other_files_is_not_reused(memory_repo, capsys, cache
     check(capsys, memory_repo)
     base, data = base_document(cache_folder)
     data["indexes"]["memories.index"] = {"files": "0" * 64, "digest": "planted"}
-    base.write_text(json.dumps(data))
+    cache_module.write_document(base, data)
     check(capsys, memory_repo)
     assert len(index_builds) == 2
     assert kept_indexes(cache_folder)["memories.index"]["digest"] != "planted"
@@ -112,7 +112,7 @@ def test_a_base_without_indexes_is_read(memory_repo, capsys, cache_folder, index
     check(capsys, memory_repo)
     base, data = base_document(cache_folder)
     del data["indexes"]
-    base.write_text(json.dumps(data))
+    cache_module.write_document(base, data)
     assert check(capsys, memory_repo) == ([], MEMORIES)
     assert len(index_builds) == 2
 
@@ -146,5 +146,5 @@ def test_a_damaged_claim_memo_is_worked_out_again(memory_repo, capsys, cache_fol
     files = data["files"]
     files[".serena/memories/m1.md"]["memo"]["claim"] = {"memories": 1}  # not a list
     files[".serena/memories/m2.md"]["memo"]["claim"] = [["memories"]]  # unhashable names
-    base.write_text(json.dumps(data))
+    cache_module.write_document(base, data)
     assert check(capsys, memory_repo) == ([], MEMORIES)  # both still checked as memories, from the cache

@@ -133,7 +133,7 @@ def cache_files(base: Path) -> list[Path]:
 def load_cache(base: Path) -> tuple[Path, dict]:
     files = cache_files(base)
     assert len(files) == 1, files
-    return files[0], json.loads(files[0].read_text(encoding="utf-8"))
+    return files[0], cache_module.read_document(files[0])
 
 
 def tampered_row(rel: str, message: str) -> list:
@@ -145,7 +145,7 @@ def tamper(base: Path, rel: str, message: str) -> None:
     with one error carrying ``message``."""
     path, data = load_cache(base)
     data["results"][rel]["diagnostics"] = [tampered_row(rel, message)]
-    path.write_text(json.dumps(data), encoding="utf-8")
+    cache_module.write_document(path, data)  # (as this user's run would: authenticated)
 
 
 def sha256(path: Path) -> str:
@@ -305,7 +305,7 @@ def age_entries(base: Path, days: int) -> None:
     for table in ("results", "files"):
         for entry in data[table].values():
             entry["seen"] = old
-    path.write_text(json.dumps(data), encoding="utf-8")
+    cache_module.write_document(path, data)
 
 
 def test_entries_used_in_a_run_are_not_pruned(pytester: pytest.Pytester, repo: Path) -> None:
@@ -356,18 +356,21 @@ def _with_beta(document: dict, **changes) -> dict:
     return {**document, "results": {BETA: {**document["results"][BETA], **changes}}}
 
 
-# Ways a cache file can be unfit, each from the planted document (which would be used intact).
+# Ways a cache file can be unfit, each from the planted document (which would be used intact): the
+# bytes of the file, or a document of another shape, which is written authenticated (so that its
+# shape, not its lack of a code, is what the run meets).
 CORRUPTIONS = {
     "garbage": lambda doc: b"\x00\x9f\xff\xfe not json {",
     "empty": lambda doc: b"",
     "truncated": lambda doc: json.dumps(doc).encode()[: len(json.dumps(doc)) // 2],
     "a-list": lambda doc: json.dumps([doc]).encode(),
-    "another-format": lambda doc: json.dumps({**doc, "format": cache_module.FORMAT + 1}).encode(),
-    "no-format": lambda doc: json.dumps({k: v for k, v in doc.items() if k != "format"}).encode(),
-    "another-key": lambda doc: json.dumps({**doc, "key": "0" * 64}).encode(),
-    "results-a-list": lambda doc: json.dumps({**doc, "results": list(doc["results"].values())}).encode(),
-    "paths-an-object": lambda doc: json.dumps(_with_beta(doc, paths={BETA: "0" * 64})).encode(),
-    "not-a-diagnostic": lambda doc: json.dumps(_with_beta(doc, diagnostics=[["M211", "x"]])).encode(),
+    "not-authenticated": lambda doc: json.dumps(doc).encode(),  # (a committed cache, or another user's)
+    "another-format": lambda doc: {**doc, "format": cache_module.FORMAT + 1},
+    "no-format": lambda doc: {k: v for k, v in doc.items() if k != "format"},
+    "another-key": lambda doc: {**doc, "key": "0" * 64},
+    "results-a-list": lambda doc: {**doc, "results": list(doc["results"].values())},
+    "paths-an-object": lambda doc: _with_beta(doc, paths={BETA: "0" * 64}),
+    "not-a-diagnostic": lambda doc: _with_beta(doc, diagnostics=[["M211", "x"]]),
 }
 
 
@@ -384,7 +387,7 @@ def test_a_valid_planted_cache_is_used(pytester: pytest.Pytester, repo: Path) ->
     key are the plugin's, and its entry would be trusted)."""
     path, document = planted_cache(repo)
     path.parent.mkdir(parents=True)
-    path.write_text(json.dumps(document), encoding="utf-8")
+    cache_module.write_document(path, document)
     result = run(pytester)
     result.assert_outcomes(passed=1, failed=3)
     result.stdout.fnmatch_lines([f"{BETA}:1:1: M211 TAMPERED beta"])
@@ -395,7 +398,8 @@ def test_a_valid_planted_cache_is_used(pytester: pytest.Pytester, repo: Path) ->
 def test_a_corrupt_cache_is_ignored_and_replaced(pytester: pytest.Pytester, repo: Path, how: str) -> None:
     path, document = planted_cache(repo)
     path.parent.mkdir(parents=True)
-    path.write_bytes(CORRUPTIONS[how](document))
+    damaged = CORRUPTIONS[how](document)
+    path.write_bytes(damaged if isinstance(damaged, bytes) else cache_module.sealed(path.name, damaged))
     assert_expected(run(pytester))
     assert_rewritten(repo, path, document["key"])
 
@@ -410,7 +414,7 @@ def test_an_entry_of_the_wrong_shape_is_ignored(pytester: pytest.Pytester, repo:
     else:  # an entry of a file no longer there, which nothing in the run refreshes
         document["results"] = {"gone.md": {**document["results"][BETA], "seen": "yesterday"}}
     path.parent.mkdir(parents=True)
-    path.write_text(json.dumps(document), encoding="utf-8")
+    cache_module.write_document(path, document)
     assert_expected(run(pytester))
     assert_rewritten(repo, path, document["key"])
 
@@ -431,10 +435,10 @@ def test_each_settings_root_keeps_its_cached_results(pytester: pytest.Pytester) 
     result.assert_outcomes(passed=4, failed=4)
     # Every stored result, in whatever file, is tampered: a root whose results were kept shows it.
     for path in cache_files(pytester.path):
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = cache_module.read_document(path)
         for rel, entry in data["results"].items():
             entry["diagnostics"] = [tampered_row(rel, "TAMPERED")]
-        path.write_text(json.dumps(data), encoding="utf-8")
+        cache_module.write_document(path, data)
     result = run(pytester)
     result.assert_outcomes(failed=8)
     assert diagnostics(result) == sorted(

@@ -8,7 +8,6 @@ only reach the output through the record.
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from pathlib import Path
@@ -18,6 +17,7 @@ from pathlib import Path
 import hypothesis  # noqa: F401
 import pytest
 
+from pytest_citations import cache
 from test_plugin import needs_xdist
 from test_replay import MANY, make_repo, write_memory
 
@@ -52,15 +52,13 @@ def the_record(root: Path) -> Path:
 
 def without_failures(record: Path) -> None:
     """Empty every task's recorded diagnostics: a run that reads them passes every item."""
-    data = json.loads(record.read_text())
+    data = cache.read_document(record)
     for task in data["tasks"]:
         task[4] = []
-    record.write_text(json.dumps(data))
+    cache.write_document(record, data)  # (authenticated: this user's own record, changed)
 
 
 def test_a_rerun_takes_its_answers_from_the_record(pytester, repo, monkeypatch):
-    from pytest_citations import cache
-
     assert run(pytester) == (2, MANY)
     without_failures(the_record(repo))
     monkeypatch.setattr(cache.ResultCache, "__init__", lambda *a: pytest.fail("the result cache was opened"))

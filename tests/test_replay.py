@@ -182,7 +182,7 @@ def test_too_many_files_affected_go_the_usual_way(repo, capsys, monkeypatch):
 def test_a_damaged_record_is_not_trusted(repo, capsys, cache_folder, damage):
     first, _ = run(capsys, repo)
     (record,) = records(cache_folder)
-    data = json.loads(record.read_text())
+    data = cache_module.read_document(record)
     (repo / "src" / "a.py").write_text("def ALPHA():\n    return 1\n")
     date_back(repo / "src" / "a.py", 30)
     if damage == "not JSON":
@@ -203,7 +203,7 @@ def test_a_damaged_record_is_not_trusted(repo, capsys, cache_folder, damage):
         else:
             for task in data["tasks"]:
                 task[4] = [["M211"]]
-        record.write_text(json.dumps(data))
+        cache_module.write_document(record, data)  # (this user's own record, damaged: authenticated)
     expected = uncached(capsys, repo)
     assert run(capsys, repo)[0] == expected
 
@@ -279,7 +279,7 @@ def test_every_fixture_replays_its_own_report(fixture, tmp_path, capsys):
 def test_records_not_written_for_thirty_days_are_pruned(repo, capsys, cache_folder):
     run(capsys, repo)
     stale = cache_folder / "run-0123456789abcdef01234567.json"  # another request's
-    stale.write_text("{}")
+    cache_module.write_document(stale, {"format": replay.FORMAT, "key": "0123456789abcdef01234567"})
     month_ago = time.time() - 31 * 86400
     os.utime(stale, (month_ago, month_ago))
     write_memory(repo, "new", "src/a.py", "def alpha():")  # a new file: the usual run, which saves the cache
@@ -399,7 +399,7 @@ def test_a_crash_in_a_rerun_is_checked_again_next_time(repo, capsys, monkeypatch
 def test_a_record_damaged_where_a_rerun_reads_it_goes_the_usual_way(repo, capsys, cache_folder, damage):
     run(capsys, repo)
     (record,) = records(cache_folder)
-    data = json.loads(record.read_text())
+    data = cache_module.read_document(record)
     (repo / "src" / "a.py").write_text("def ALPHA():\n    return 1\n")
     date_back(repo / "src" / "a.py", 30)
     a_py = next(number for number, row in enumerate(data["files"]) if row[1] == "src/a.py")
@@ -410,7 +410,7 @@ def test_a_record_damaged_where_a_rerun_reads_it_goes_the_usual_way(repo, capsys
         data["files"] = [row if row[2] is None else [*row[:2], 999, *row[3:]] for row in data["files"]]
     else:
         data["roots"][0][1] = 7
-    record.write_text(json.dumps(data))
+    cache_module.write_document(record, data)
     assert run(capsys, repo)[0] == uncached(capsys, repo)
 
 
@@ -500,7 +500,7 @@ def test_any_damage_to_a_record_is_never_a_crash(tmp_path_factory, capsys, data)
     assert main(["check", str(repo), "--format", "json", "--cache-dir", str(cache_folder)]) == 0
     capsys.readouterr()
     (record,) = records(cache_folder)
-    document = json.loads(record.read_text())
+    document = cache_module.read_document(record)
     leaves = list(_leaves(document))
     for _ in range(data.draw(st.integers(1, 4))):
         path, _ = leaves[data.draw(st.integers(0, len(leaves) - 1))]
@@ -508,7 +508,7 @@ def test_any_damage_to_a_record_is_never_a_crash(tmp_path_factory, capsys, data)
         for key in path[:-1]:
             target = target[key]
         target[path[-1]] = data.draw(JSON_LEAVES)
-    record.write_text(json.dumps(document))
+    cache_module.write_document(record, document)  # (damaged, yet authenticated: the shape is what is tested)
     if data.draw(st.booleans()):
         (repo / "src" / "a.py").write_text(data.draw(st.sampled_from(["def ALPHA():\n", "def alpha():\n    return 1\n"])))
         date_back(repo / "src" / "a.py", 30)

@@ -5,12 +5,13 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 
 import pytest
 
+from pytest_citations import cache as cache_module
 from pytest_citations import dependencies, globs, sources
+from pytest_citations import engine as engine_module
 from pytest_citations.engine import Engine
 
 
@@ -236,8 +237,8 @@ def test_a_run_walks_the_tree_once(tmp_path, monkeypatch):
     root = _memories_repo(tmp_path)
     engine = Engine.load(root)
     walks = []
-    real_walk = os.walk
-    monkeypatch.setattr(os, "walk", lambda *args, **kwargs: walks.append(args) or real_walk(*args, **kwargs))
+    real_walk = engine_module._walk
+    monkeypatch.setattr(engine_module, "_walk", lambda *args, **kwargs: walks.append(args) or real_walk(*args, **kwargs))
     first = list(engine.discover([root]))
     again = list(engine.discover([root]))  # as a run-wide index does
     assert first == again and len(walks) == 1
@@ -249,10 +250,16 @@ def test_a_run_walks_the_tree_once(tmp_path, monkeypatch):
 
 def test_claims_are_those_of_each_kinds_globs_taken_one_by_one(tmp_path):
     """Engine._claim against the plain reading of the settings: a kind claims a file that its
-    excludes leave and its include globs match, or its sniff globs match and its sniff says so."""
+    excludes leave and its include globs match (unless its by_content_only globs match too: then
+    its sniff decides), or its sniff globs match and its sniff says so."""
     root = _memories_repo(tmp_path)
     (root / "run" / "citations").mkdir(parents=True)
     (root / "run" / "citations" / "citations.jsonl").write_text("")
+    (root / "other" / "citations").mkdir(parents=True)
+    (root / "other" / "citations" / "citations.jsonl").write_text('{"citing": "10.1/a", "cited": "10.1/b"}\n')
+    (root / "notes").mkdir()
+    (root / "notes" / "CLAUDE.md").write_text("# Instructions\n")
+    (root / ".serena" / "memories" / "CLAUDE.md").write_text("# Instructions\n")
     (root / "eval").mkdir()
     (root / "eval" / "manifest.json").write_text("{}")
     (root / "synthesis.md").write_text("# s\n")
@@ -266,7 +273,11 @@ def test_claims_are_those_of_each_kinds_globs_taken_one_by_one(tmp_path):
                 if globs.matches(rel, settings.exclude):
                     continue
                 included = globs.matches(rel, settings.include)
-                if included or (globs.matches(rel, kind.sniff_include) and kind.sniff((root / rel).read_text())):
+                text = (root / rel).read_text()
+                sniffed = kind.sniff_file(rel, text) if hasattr(kind, "sniff_file") else kind.sniff(text)
+                if included and not globs.matches(rel, getattr(kind, "by_content_only", ())):
+                    expected.append(kind.name)
+                elif (included or globs.matches(rel, kind.sniff_include)) and sniffed:
                     expected.append(kind.name)
             assert [kind.name for kind in engine.kinds_for(rel)] == expected, rel
 
@@ -294,10 +305,10 @@ def test_a_damaged_claim_memo_is_not_trusted(tmp_path, damaged):
     claimed = {rel: kinds for rel, kinds in engine.discover([root])}
     engine.save_cache()
     (path,) = folder.glob("results-*.json")
-    data = json.loads(path.read_text())
+    data = cache_module.read_document(path)
     for entry in data["files"].values():
         entry["memo"]["claim"] = damaged
-    path.write_text(json.dumps(data))
+    cache_module.write_document(path, data)  # (damaged, yet authenticated: its shape is what is tested)
     again = Engine.load(root)
     again.enable_cache(folder)
     assert {rel: tuple(k.name for k in kinds) for rel, kinds in again.discover([root])} == {

@@ -160,9 +160,9 @@ def test_a_corrupt_or_foreign_cache_is_ignored_and_rebuilt(repo, capsys, damage)
 def test_a_damaged_entry_is_rechecked_not_trusted(repo, capsys):
     check(capsys, repo)
     path = cache_file(Path(os.environ["CITATIONS_CACHE_DIR"]))
-    data = json.loads(path.read_text())
+    data = cache_module.read_document(path)
     data["results"][".serena/memories/alpha.md"]["diagnostics"] = [["M211"]]  # not a diagnostic
-    path.write_text(json.dumps(data))
+    cache_module.write_document(path, data)  # (authenticated: a damaged entry of this user's own cache)
     assert check(capsys, repo) == (0, [], 1)
 
 
@@ -209,10 +209,10 @@ def test_a_file_rewritten_in_place_with_its_old_mtime_put_back_is_hashed_again(r
 def test_entries_unseen_for_thirty_days_are_pruned(repo, capsys):
     check(capsys, repo)
     path = cache_file(Path(os.environ["CITATIONS_CACHE_DIR"]))
-    data = json.loads(path.read_text())
+    data = cache_module.read_document(path)
     data["results"][".serena/memories/gone.md"] = {**data["results"][".serena/memories/alpha.md"], "seen": 0}
     data["files"]["src/gone.py"] = {**data["files"]["src/a.py"], "seen": 0}
-    path.write_text(json.dumps(data))
+    cache_module.write_document(path, data)
     (repo / "src" / "a.py").write_text("def alpha():\n    return 1\n\n")  # something to save
     check(capsys, repo)
     data = json.loads(path.read_text())
