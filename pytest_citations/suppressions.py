@@ -45,12 +45,17 @@ class Directive:
 
 def _directives(text: str, pattern: re.Pattern[str], start: int = 0, end: int | None = None) -> list[Directive]:
     directives = []
+    # the line and where it starts, counted on from the last directive (not from the top for each:
+    # a file may hold thousands)
+    line, line_start, counted = 1, 0, 0
     for match in pattern.finditer(text, start, len(text) if end is None else end):
         codes = tuple(c for c in re.split(r"[\s,]+", match.group("codes").strip().upper()) if _CODE.match(c))
         if not codes:
             continue
-        line = text.count("\n", 0, match.start()) + 1
-        col = match.start() - (text.rfind("\n", 0, match.start()) + 1) + 1
+        line += text.count("\n", counted, match.start())
+        line_start = text.rfind("\n", counted, match.start()) + 1 or line_start
+        counted = match.start()
+        col = match.start() - line_start + 1
         directives.append(Directive(line, col, match.group("action"), codes, (match.group("reason") or "").strip()))
     return directives
 

@@ -57,3 +57,75 @@ def test_one_regex_for_a_list_matches_as_each_glob_does(patterns, paths):
 def test_the_globs_of_any_folder_share_one_leading_part():
     regex = _compile_any((".git", "node_modules", "docs/*.md", "**/*.jsonl")).pattern
     assert regex.count("(?:.*/)?") == 1
+
+
+# -- bounded time, whatever the settings say (docs/security.md: settings are the checkout's) --------
+
+from pytest_citations import globs  # noqa: E402
+from pytest_citations.config import DEFAULT_EXCLUDE  # noqa: E402
+from pytest_citations.kinds import builtin_kinds  # noqa: E402
+
+HOSTILE = [
+    "*a*a*a*a*a*a*a*a*a*a*a*a*b",  # was: minutes on a 40-character name (each "*" tries every split)
+    "**/a/**/a/**/a/**/a/**/b",
+    "**a**a**a**a**b",
+    "a*a*a*a*a*a*a*a*b/**",
+    "**/*a*a*a*a*a*a*a*b*",
+    "x/**/*a/*a/*a/*a*a*b",
+]
+# short ones first: a backtracking matcher takes seconds on them already, and ages on the others
+LONG_PATHS = ["a" * 30, "a" * 200, "a/" * 100, "a" * 4000, "a/" * 2000, ("a" * 254 + "/") * 15, ("aa/" * 1300) + "c",
+              "x/" + "a" * 3998]
+
+
+def _slowest(match, path: str) -> float:
+    import timeit
+
+    return min(timeit.repeat(lambda: match(path), number=1, repeat=3))
+
+
+@pytest.mark.parametrize("pattern", HOSTILE)
+def test_a_glob_is_matched_in_time_linear_in_the_path_and_the_glob(pattern):
+    match = globs.matcher((pattern,))
+    for path in LONG_PATHS:
+        assert _slowest(match, path) < 0.1, (pattern, path[:40], len(path))
+
+
+_PIECES = st.sampled_from(["a", "b", "*", "?", "**", "*a", "a*", "a?", "*a*", "a*b*", "*?*", "**.md", "a**", "x.md", ""])
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    pattern=st.tuples(st.sampled_from(["", "/"]), st.lists(_PIECES, min_size=1, max_size=4).map("/".join),
+                      st.sampled_from(["", "/"])).map("".join),
+    paths=st.lists(st.lists(st.sampled_from(["a", "b", "ab", "ba", "aab", "x.md", "a.md", "", "a\nb"]),
+                            min_size=1, max_size=5).map("/".join), min_size=1, max_size=8),
+)
+def test_every_glob_matches_as_its_regex_says(pattern, paths):
+    """Whichever way a glob is matched (one regex built not to backtrack, or the automaton), a
+    path matches it exactly when the glob's regex, written word for word, matches the path."""
+    for path in paths:
+        expected = re.match(_glob_regex(pattern), path, re.S) is not None
+        assert matches(path, [pattern]) is expected, (pattern, path)
+        assert globs._Automaton(pattern)(path) is expected, (pattern, path)
+
+
+def test_a_list_mixing_both_ways_matches_as_each_glob_does():
+    patterns = ("**/a/**/b", "*.md", "docs/**")
+    for path, expected in [("x/a/y/b", True), ("x/a.md", True), ("docs/z", True), ("x/a/y", False), ("a/b/c.txt", True), ("a/b.txt", False)]:
+        assert matches(path, patterns) is expected, path
+    first = globs.first_match([("*.md",), ("**/a/**/b",)])
+    assert (first("q/a/b"), first("q/r.md"), first("q/r.txt")) == (1, 0, None)
+
+
+def test_ordinary_globs_are_one_regex():
+    """The globs every walk matches (the default excludes, the kinds' globs, the documented
+    examples) take the regex, the fast way."""
+    import sys
+
+    ordinary = [*DEFAULT_EXCLUDE, "archive/**", "legacy/**/citations.jsonl", "**/node_modules/**", "docs/*.md", "/build"]
+    for kind in builtin_kinds():
+        ordinary += [*kind.include, *kind.sniff_include, *getattr(kind, "by_content_only", ())]
+    if sys.version_info >= (3, 11):
+        ordinary += ["*.min.*", "*test*"]  # several "*" in a name need atomic groups (Python 3.11)
+    assert [p for p in ordinary if globs._linear_regex(p) is None] == []

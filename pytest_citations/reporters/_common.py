@@ -15,8 +15,11 @@ INDENT = "    "
 
 # C0 controls but tab, DEL, C1 controls, the bidirectional marks, overrides and isolates
 # ("Trojan Source"), zero-width characters, the line and paragraph separators and the BOM: shown
-# as escapes so a hostile file can neither drive the terminal nor hide or reorder what the reader sees.
-_UNSAFE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+# as escapes so a hostile file can neither drive the terminal nor hide or reorder what the reader
+# sees. Lone surrogates too (a file name that is not UTF-8, a YAML "\ud800"): no stream can print them.
+_UNSAFE = re.compile(
+    "[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ud800-\udfff\ufeff]"
+)
 
 
 def severity_name(diagnostic: Diagnostic) -> str:
@@ -76,21 +79,23 @@ def _cells(char: str) -> int:
     return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
 
 
-def source_lines(context: str, col: int) -> list[str]:
+def source_lines(context: str, col: int, context_start: int = 0) -> list[str]:
     """The offending line (cut to ``CONTEXT_WIDTH`` characters around ``col``) and a caret line.
 
-    ``col`` is 1-based and counts characters. Tabs are expanded, unsafe characters escaped and
-    wide characters counted as two cells, so the caret stands under the column on a terminal.
+    ``context`` is the line, or the window of it a diagnostic keeps, ``context_start``
+    characters into the line. ``col`` is 1-based and counts characters of the line. Tabs are
+    expanded, unsafe characters escaped and wide characters counted as two cells, so the caret
+    stands under the column on a terminal.
     """
     context = context.rstrip("\r\n")
     context = re.split(r"\r\n|\r|\n", context, maxsplit=1)[0]
-    index = max(col - 1, 0)
+    index = max(col - 1 - context_start, 0)
     start, end = 0, len(context)
     if len(context) > CONTEXT_WIDTH:
         start = max(0, min(index - CONTEXT_WIDTH // 2, len(context) - CONTEXT_WIDTH))
         end = start + CONTEXT_WIDTH
     shown = context[start:end]
-    prefix = ELLIPSIS if start > 0 else ""
+    prefix = ELLIPSIS if start > 0 or context_start > 0 else ""
     suffix = ELLIPSIS if end < len(context) else ""
 
     display: list[str] = [prefix]
@@ -119,5 +124,5 @@ def format_diagnostic(d: Diagnostic, show_source: bool = True) -> list[str]:
     """The text-format lines of one diagnostic: its line and, when asked, its source and caret."""
     lines = diagnostic_line(d)
     if show_source and d.context:
-        lines.extend(source_lines(d.context, d.col))
+        lines.extend(source_lines(d.context, d.col, d.context_start))
     return lines

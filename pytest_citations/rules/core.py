@@ -50,7 +50,7 @@ def not_utf8():
     Bad (a Latin-1 `é`, byte 0xe9):
 
     ```jsonl title="run/citations/citations.jsonl" escapes
-    {"title": "Caf\xe9"}
+    {"url": "https://example.com/menu", "title": "Caf\xe9"}
     ```
 
     Good:
@@ -224,4 +224,48 @@ def path_outside_root():
 
     ## Fix
     Replace the link with the file itself, or move the file inside the repository.
+    """
+
+
+@rule("C009", "too-many-diagnostics", scope="engine")
+def too_many_diagnostics():
+    """
+    ## What it does
+    Stands for the diagnostics of one code that a file does not keep: a file keeps at most 200
+    diagnostics of each code, the first by position, and one C009 at the first of the others
+    says how many more there are. It has the severity of the code it counts, so it fails the run
+    exactly when they would.
+
+    ## Why is this bad?
+    A file with hundreds of problems of one kind has one cause, and a report that lists them all
+    buries every other finding (and a file built for it could make the report as large as the
+    checker's memory). The findings it stands for are real: the kept ones show what to fix.
+
+    ## Example
+
+    Bad (an anchor and 200 aliases, each an M202: 200 are shown, and one C009 says 1 more):
+
+    ```markdown title=".serena/memories/notes.md"
+    ---
+    id: notes
+    tags: [&a a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]
+    ---
+    ```
+
+    Good:
+
+    ```markdown title=".serena/memories/notes.md"
+    ---
+    id: notes
+    tags: [a]
+    ---
+    ```
+
+    ## Fix
+    Fix what the kept diagnostics show, and run again to see the next ones (`--fix` fixes up to
+    200 of each code per round, in up to 25 rounds). Suppressions and per-file ignores apply
+    before the cap, so what they silence is never counted; a C009 cannot be suppressed or ignored
+    on its own, since it stands for findings that were not: suppress or ignore the code it counts.
+    A baseline records it with its count, so when that count changes it is a new finding. The
+    result cache keeps what the file keeps, and `pytest --citations` shows the same.
     """
