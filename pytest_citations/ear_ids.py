@@ -18,17 +18,40 @@ from __future__ import annotations
 import re
 from urllib.parse import quote, unquote
 
-# The spec's regexes; ASCII digits only (``\d`` alone would also accept other scripts' digits).
-SECTION_ID = re.compile(r"^EAR-\d{3}(?:\.\d+[a-z0-9]*)+(?:\([a-z0-9]+\))*\Z", re.ASCII)
-ANCHORED_ID = re.compile(r"^EAR-\d{3}(?:\.\d+[a-z0-9]*)+(?:\([a-z0-9]+\))*#p\d{4}\Z", re.ASCII)
+# The spec's regexes, ``^EAR-\d{3}(?:\.\d+[a-z0-9]*)+(?:\([a-z0-9]+\))*$`` and the same with
+# ``#p\d{4}``, in an equivalent form (``\d+[a-z0-9]*`` is ``\d[a-z0-9]*``: the class holds the
+# digits); ASCII digits only (``\d`` alone would also accept other scripts' digits). Ids are not
+# matched with them but with :func:`_is_section`, which says the same in time linear in the id and
+# constant memory: as the spec writes it, a failed match tries every way of splitting a run of
+# digits between ``\d+`` and ``[a-z0-9]*`` (``EAR-777.`` + 3000 digits + ``(`` took seconds), and
+# Python's regex engine keeps a record of each repetition of a group (an id of a million ``.1``
+# took 130 MB).
+_SECTION = r"\d{3}(?:\.\d[a-z0-9]*)+(?:\([a-z0-9]+\))*"
+SECTION_ID = re.compile(rf"^EAR-{_SECTION}\Z", re.ASCII)
+ANCHORED_ID = re.compile(rf"^EAR-{_SECTION}#p\d{{4}}\Z", re.ASCII)
 DEFAULT_IRI_BASE = "https://ear.example.org/resource/ear/section/"
 
-_BODY = re.compile(r"(?:\d{3}(?:\.\d+[a-z0-9]*)+(?:\([a-z0-9]+\))*)\Z", re.ASCII)
+# _is_section's parts, each a run of one character class or a search for two characters in a row:
+_DOTTED = re.compile(r"\d{3}\.[.a-z0-9]*", re.ASCII)  # then each period is followed by a digit
+_PERIOD_WITHOUT_DIGIT = re.compile(r"\.(?![0-9])")
+_GROUPS = re.compile(r"\([()a-z0-9]*\)", re.ASCII)  # then no two of these in a row:
+_GROUP_BREAK = re.compile(r"\(\)|\(\(|\)\)|\)[a-z0-9]|[a-z0-9]\(", re.ASCII)
 _CFR_PREFIX = re.compile(r"^15\s*c\.?\s*f\.?\s*r\.?", re.IGNORECASE)
 _EAR_PREFIX = re.compile(r"^ear(?:-|\s+|(?=§))", re.IGNORECASE)
 _SPLIT_WORDS = re.compile(r"[A-Za-z0-9] +[A-Za-z0-9]")
 _ANCHOR = re.compile(r"^p\d{4}\Z", re.ASCII)
 _PART = re.compile(r"(?:part)?\d{3}\.?\Z", re.ASCII)
+
+
+def _is_section(body: str) -> bool:
+    r"""Whether ``body`` (a section id without ``EAR-``) matches the spec's section pattern
+    ``\d{3}(?:\.\d+[a-z0-9]*)+(?:\([a-z0-9]+\))*``: three digits, then periods each followed by a
+    digit and letters or digits, then ``(...)`` groups of letters or digits."""
+    split = body.find("(")
+    dotted, groups = (body, "") if split < 0 else (body[:split], body[split:])
+    if _DOTTED.fullmatch(dotted) is None or _PERIOD_WITHOUT_DIGIT.search(dotted) is not None:
+        return False
+    return not groups or (_GROUPS.fullmatch(groups) is not None and _GROUP_BREAK.search(groups) is None)
 
 
 def _spaces_to_plain(value: str) -> str:
@@ -55,7 +78,7 @@ def normalize_ear_section_id(raw: object) -> str | None:
     if _SPLIT_WORDS.search(body):  # "736.2 or 740.1", "7 36.2": removing the space would be a guess
         return None
     body = body.replace(" ", "").rstrip(".").lower()
-    if not _BODY.match(body):
+    if not _is_section(body):
         return None
     return f"EAR-{body}"
 
@@ -78,11 +101,14 @@ def normalize_ear_doc_id(raw: object) -> str | None:
 
 
 def is_section_id(value: object) -> bool:
-    return isinstance(value, str) and SECTION_ID.match(value) is not None
+    """Whether ``value`` matches :data:`SECTION_ID`."""
+    return isinstance(value, str) and value.startswith("EAR-") and _is_section(value[4:])
 
 
 def is_anchored_id(value: object) -> bool:
-    return isinstance(value, str) and ANCHORED_ID.match(value) is not None
+    """Whether ``value`` matches :data:`ANCHORED_ID`."""
+    return (isinstance(value, str) and value.startswith("EAR-") and value[-6:-5] == "#"
+            and _ANCHOR.match(value[-5:]) is not None and _is_section(value[4:-6]))
 
 
 def is_part_id(value: object) -> bool:

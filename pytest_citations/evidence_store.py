@@ -10,13 +10,15 @@ its ``quote_span`` and ``snippet_span`` are flattened into the ``quote_*``/``sni
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from pytest_citations import jsonlines, sources
+from pytest_citations import dependencies, jsonlines, sources
 
 TABLES = {
     "sources": ("id", "name", "url", "credibility_tier", "paywall_policy", "tags"),
@@ -345,16 +347,113 @@ class Store:
         return found
 
 
-_DUMP_ACTIONS = {
-    sqlite3.SQLITE_CREATE_TABLE, sqlite3.SQLITE_CREATE_INDEX, sqlite3.SQLITE_INSERT, sqlite3.SQLITE_READ,
-    sqlite3.SQLITE_SELECT, sqlite3.SQLITE_TRANSACTION, sqlite3.SQLITE_UPDATE, sqlite3.SQLITE_FUNCTION,
-}
+# -- opening a store from the checkout ------------------------------------------------------------------
+#
+# The store is a file of the checkout, so whoever wrote the pull request wrote it (docs/security.md).
+# It is opened so that it cannot write, compute or run away: the file read-only and immutable (no
+# -wal or -shm is ever created beside it), SQLite's limits set from its size, every statement under
+# a time budget, schema objects that compute when read (views, triggers, virtual tables, generated
+# columns) refused, and a store kept as SQL text loaded through an authorizer that lets it only
+# create our tables and insert the rows it spells out.
+
+STATEMENT_SECONDS = 2.0  # the time one statement on a store may take; past it the store is read no further
+LOAD_SECONDS = 2.0  # the time loading a store kept as SQL text may take, plus LOAD_SECONDS_PER_MIB per MiB
+LOAD_SECONDS_PER_MIB = 1.0
+PROGRESS_STEPS = 1000  # SQLite virtual-machine steps between two looks at the clock
+MEMORY_PER_DUMP_BYTE = 4  # bytes of memory a store loaded from SQL text may take per byte of text (plus 1 MiB)
+MIN_LIMIT = 1 << 20  # the least SQLite's length limits are set to, however small the store
+REQUIRED_TABLES = ("documents", "chunks", "citations", "syntheses", "synthesis_markers")
+# Columns a store may add to ours: topic tags of the bullets (docs/brief-quality.md).
+EXTRA_COLUMNS = {"synthesis_bullets": ("tags",)}
+# What `sqlite3 store.sqlite .dump` writes besides CREATE and INSERT: the pragmas, and the functions
+# that spell text holding line ends or escapes.
+DUMP_PRAGMAS = frozenset({"user_version", "foreign_keys"})
+DUMP_FUNCTIONS = frozenset({"replace", "char", "unistr"})
 
 
-def _dump_authorizer(action, arg1, arg2, database, trigger):
-    if action == sqlite3.SQLITE_PRAGMA and arg1 == "user_version":
-        return sqlite3.SQLITE_OK
-    return sqlite3.SQLITE_OK if action in _DUMP_ACTIONS else sqlite3.SQLITE_DENY
+class BoundedConnection(sqlite3.Connection):
+    """A connection to a store whose every statement runs under a time budget: a progress handler
+    ends a statement that runs past it, and from then on the store is read no further. Any failure
+    of a statement other than a missing table or column raises :class:`StoreError`, which is no
+    ``sqlite3.Error``, so that no caller takes a store that cannot be read for one without that
+    table, or an unfinished query for an empty answer."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.rel = ""
+        self.budget = STATEMENT_SECONDS
+        self.deadline = 0.0
+        self.overran = False
+        self.set_progress_handler(self._past_deadline, PROGRESS_STEPS)
+
+    def _past_deadline(self) -> bool:
+        self.overran = self.overran or time.monotonic() > self.deadline
+        return self.overran
+
+    def cursor(self, factory: Any = None) -> sqlite3.Cursor:
+        return super().cursor(factory or _BoundedCursor)
+
+    def execute(self, sql: str, parameters: Any = ()) -> sqlite3.Cursor:
+        return self.cursor().execute(sql, parameters)  # (Connection.execute makes a plain cursor)
+
+    def start(self, seconds: float) -> None:
+        """Begin a statement that may run for ``seconds``."""
+        if self.overran:
+            raise self.failure(None)
+        self.budget, self.deadline = seconds, time.monotonic() + seconds
+
+    def failure(self, exc: sqlite3.Error | None) -> StoreError:
+        if self.overran or exc is None:
+            return StoreError(f"evidence store {self.rel}: a query ran longer than {round(self.budget, 2):g} s; the store is read no further")
+        return StoreError(f"evidence store {self.rel} cannot be read: {exc}")
+
+    def guarded(self, call: Any, *args: Any) -> Any:
+        """``call(*args)``, a statement's failure raised as :meth:`failure` says, except a table or
+        column the store does not have (stores may leave out the tables and columns they do not use)."""
+        try:
+            return call(*args)
+        except sqlite3.Error as exc:
+            if not self.overran and str(exc).startswith(("no such table", "no such column")):
+                raise
+            raise self.failure(exc) from None
+
+
+class _BoundedCursor(sqlite3.Cursor):
+    """A cursor of a :class:`BoundedConnection`: each statement starts its time budget."""
+
+    def execute(self, sql: str, parameters: Any = ()) -> sqlite3.Cursor:
+        self.connection.start(STATEMENT_SECONDS)
+        return self.connection.guarded(super().execute, sql, parameters)
+
+    def fetchone(self) -> Any:
+        return self.connection.guarded(super().fetchone)
+
+    def fetchmany(self, size: int | None = None) -> list:
+        return self.connection.guarded(super().fetchmany, self.arraysize if size is None else size)
+
+    def fetchall(self) -> list:
+        return self.connection.guarded(super().fetchall)
+
+    def __next__(self) -> Any:
+        return self.connection.guarded(super().__next__)
+
+
+def _bounded(database: str, rel: str, size: int, uri: bool = False) -> BoundedConnection:
+    """A :class:`BoundedConnection` to ``database``, with SQLite's limits set for a store of ``size``
+    bytes (no value or statement longer than the store itself, no ATTACH; ``Connection.setlimit``
+    is Python 3.11's, and Python 3.10 keeps SQLite's own limits) and the settings SQLite advises for
+    a database file from elsewhere: functions in the schema limited to harmless ones, every page
+    checked as it is read, no memory mapping."""
+    connection = sqlite3.connect(database, uri=uri, factory=BoundedConnection)
+    connection.rel = rel
+    if hasattr(connection, "setlimit"):
+        length = max(size, MIN_LIMIT)
+        for limit, value in ((sqlite3.SQLITE_LIMIT_LENGTH, length), (sqlite3.SQLITE_LIMIT_SQL_LENGTH, length),
+                             (sqlite3.SQLITE_LIMIT_ATTACHED, 0)):
+            connection.setlimit(limit, value)
+    for setting in ("trusted_schema = OFF", "cell_size_check = ON", "mmap_size = 0"):
+        connection.execute(f"PRAGMA {setting}")
+    return connection
 
 
 _READ_ACTIONS = {sqlite3.SQLITE_READ, sqlite3.SQLITE_SELECT, sqlite3.SQLITE_FUNCTION, sqlite3.SQLITE_PRAGMA}
@@ -366,16 +465,183 @@ def _read_authorizer(action, arg1, arg2, database, trigger):
     return sqlite3.SQLITE_OK if action in _READ_ACTIONS else sqlite3.SQLITE_DENY
 
 
-def _from_dump(root: Path, rel: str) -> sqlite3.Connection:
-    """A store kept as SQL text (``sqlite3 store.sqlite .dump``), loaded into memory; only table and
-    index creation and inserts are allowed (no ATTACH, no PRAGMA but user_version)."""
+def _schema_problem(connection: sqlite3.Connection) -> str | None:
+    """What makes the store's schema other than ours, or None: a view or trigger, a virtual table,
+    a table that is not one of :data:`TABLES` (SQLite's own tables aside), or a table with a column
+    that is generated or not one of its columns. Indexes are allowed; they compute nothing that a
+    read returns."""
+    for kind, name, sql in connection.execute("SELECT type, name, sql FROM sqlite_master ORDER BY rowid").fetchall():
+        if kind in ("view", "trigger"):
+            return f"holds the {kind} {name!r}, which computes what is read"
+        if kind != "table" or name.startswith("sqlite_"):
+            continue
+        if (sql or "").lstrip()[:14].upper() == "CREATE VIRTUAL":
+            return f"holds the virtual table {name!r}, whose rows are computed"
+        table = column_key(name)
+        if table not in TABLES:
+            return f"holds the table {name!r}, which is none of its tables ({', '.join(TABLES)})"
+        problem = _columns_problem(connection, table)
+        if problem:
+            return problem
+    return None
+
+
+def _columns_problem(connection: sqlite3.Connection, table: str) -> str | None:
+    """What is wrong with the columns of one of our tables: a generated column (computed when read),
+    or a column that is not one of the table's; None when nothing is."""
+    allowed = {*TABLES[table], *EXTRA_COLUMNS.get(table, ())}
+    for row in connection.execute(f"PRAGMA table_xinfo({table})").fetchall():
+        column, hidden = row[1], row[6]
+        if hidden:
+            return f"computes the column {table}.{column} when it is read (a generated column)"
+        if column_key(column) not in allowed:
+            return f"gives {table} the column {column!r}, which is none of its columns ({', '.join(TABLES[table])})"
+    return None
+
+
+def _verify(connection: sqlite3.Connection, rel: str) -> None:
+    """Refuse a store whose schema is not ours (see :func:`_schema_problem`) or lacks a table the
+    checks read."""
+    problem = _schema_problem(connection)
+    if problem:
+        raise StoreError(f"evidence store {rel} is not a store built by `citations store init`: it {problem}")
+    tables = {column_key(name) for (name,) in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()}
+    missing = [table for table in REQUIRED_TABLES if table not in tables]
+    if missing:
+        raise StoreError(f"evidence store {rel} lacks the table {missing[0]!r}; build it with `citations store init`")
+
+
+def _unmerged_log(path: Path) -> bool:
+    """Whether a write-ahead log with content lies beside the store: its rows are not in the store
+    file, and reading them would mean writing beside it."""
     try:
-        text = sources.read_source(root, rel).text
+        return os.lstat(f"{path}-wal").st_size > 0
+    except OSError:
+        return False
+
+
+def _from_file(root: Path, rel: str, path: Path) -> BoundedConnection:
+    """A store file, opened read-only and immutable: SQLite then writes nothing beside it (a store
+    in WAL mode opened only read-only makes a -shm file) and takes no lock."""
+    dependencies.note_path(root, f"{rel}-wal")
+    if _unmerged_log(path):
+        raise StoreError(
+            f"evidence store {rel} has a write-ahead log {rel}-wal that is not merged into it, and a check reads "
+            f"the store file alone: merge it (`sqlite3 {rel} 'PRAGMA journal_mode = DELETE'`) and commit the store without it"
+        )
+    connection = _bounded(f"file:{quote(path.as_posix())}?mode=ro&immutable=1", rel, path.stat().st_size, uri=True)
+    connection.set_authorizer(_read_authorizer)
+    return connection
+
+
+_ACTION_WORDS = {
+    getattr(sqlite3, f"SQLITE_{name}"): name.lower().replace("_", " ")
+    for name in ("ALTER_TABLE", "ANALYZE", "ATTACH", "CREATE_TEMP_INDEX", "CREATE_TEMP_TABLE", "CREATE_TEMP_TRIGGER",
+                 "CREATE_TEMP_VIEW", "CREATE_TRIGGER", "CREATE_VIEW", "CREATE_VTABLE", "DELETE", "DETACH", "DROP_INDEX",
+                 "DROP_TABLE", "DROP_TRIGGER", "DROP_VIEW", "DROP_VTABLE", "RECURSIVE", "REINDEX", "SAVEPOINT")
+    if hasattr(sqlite3, f"SQLITE_{name}")
+}
+
+
+def _is_schema_table(name: str | None) -> bool:
+    """SQLite's own tables, which creating a table or index writes and reads."""
+    return name is not None and name.startswith("sqlite_")
+
+
+class _DumpGuard:
+    """The authorizer of a store kept as SQL text while it loads: what ``sqlite3 .dump`` writes
+    (CREATE TABLE and INDEX, INSERT of rows it spells out, BEGIN and COMMIT, the pragmas
+    :data:`DUMP_PRAGMAS` and the functions :data:`DUMP_FUNCTIONS`) and nothing else. In particular
+    no statement reads rows (``INSERT ... SELECT`` from a table, a cross join of them) and no
+    function makes data (``zeroblob``, ``printf``). It remembers the first thing it refused, for
+    the message."""
+
+    def __init__(self) -> None:
+        self.refused: str | None = None
+        self.creating: str | None = None  # the table a CREATE statement being read is about
+        self.indexing: str | None = None  # the index a CREATE INDEX statement being read makes
+
+    def __call__(self, action, arg1, arg2, database, trigger) -> int:
+        reason = self._refusal(action, arg1, arg2)
+        if reason is None:
+            return sqlite3.SQLITE_OK
+        self.refused = self.refused or reason
+        return sqlite3.SQLITE_DENY
+
+    def _refusal(self, action: int, arg1: str | None, arg2: str | None) -> str | None:
+        if action == sqlite3.SQLITE_INSERT:  # (creating a table or index inserts into sqlite_master first)
+            self.creating = self.creating if _is_schema_table(arg1) else None
+            return None
+        if action in (sqlite3.SQLITE_CREATE_TABLE, sqlite3.SQLITE_CREATE_INDEX):
+            self.creating = column_key(arg1 if action == sqlite3.SQLITE_CREATE_TABLE else arg2 or "")
+            self.indexing = arg1 if action == sqlite3.SQLITE_CREATE_INDEX else None
+            return None
+        if action == sqlite3.SQLITE_REINDEX and arg1 == self.indexing:  # (a new index is filled so)
+            return None
+        if action == sqlite3.SQLITE_TRANSACTION:
+            return None
+        if action == sqlite3.SQLITE_PRAGMA:
+            return None if arg1 in DUMP_PRAGMAS else f"sets PRAGMA {arg1}"
+        if action == sqlite3.SQLITE_FUNCTION:
+            return None if (arg2 or "").lower() in DUMP_FUNCTIONS else f"calls {arg2}()"
+        if action == sqlite3.SQLITE_UPDATE:
+            return None if _is_schema_table(arg1) else f"updates rows of {arg1!r}"
+        if action == sqlite3.SQLITE_READ:  # a CHECK or an index reads its own table's columns
+            return None if _is_schema_table(arg1) or column_key(arg1 or "") == self.creating else f"reads rows of {arg1!r}"
+        if action == sqlite3.SQLITE_SELECT:  # the rows of a multi-row INSERT ... VALUES
+            return None if self.creating is None else "creates a table from a SELECT"
+        return f"does what a dump never does: {_ACTION_WORDS.get(action, f'SQLite action {action}')} {arg1!r}"
+
+    def replace(self, text: Any, old: Any, new: Any) -> Any:
+        """SQLite's ``replace()`` as a dump uses it, to turn escapes into the characters they stand
+        for: never making a text longer (nested, it would grow a few bytes into gigabytes)."""
+        if text is None or old is None or new is None:
+            return None
+        if not (isinstance(text, str) and isinstance(old, str) and isinstance(new, str)):
+            self.refused = self.refused or "calls replace() on a value that is not text"
+            raise ValueError(self.refused)
+        if old and len(new) > len(old) and old in text:
+            self.refused = self.refused or "calls replace() to make a text longer"
+            raise ValueError(self.refused)
+        return text.replace(old, new) if old else text
+
+
+def _load_failure(rel: str, connection: BoundedConnection, guard: _DumpGuard, exc: sqlite3.Error, size: int) -> str:
+    """Why a store kept as SQL text could not be loaded."""
+    if connection.overran:
+        return f"evidence store {rel}: loading it took longer than {round(connection.budget, 2):g} s"
+    if guard.refused:
+        return (f"evidence store {rel} is not a dump of a store: it {guard.refused}, and a store kept as SQL text "
+                "may only create tables and indexes and insert the rows it spells out")
+    if str(exc).startswith("database or disk is full"):
+        return (f"evidence store {rel}: loading it would take more than {MEMORY_PER_DUMP_BYTE} times its size "
+                f"(plus 1 MiB) of memory")
+    if str(exc).startswith("string or blob too big"):
+        return f"evidence store {rel}: it makes a value longer than {max(size, MIN_LIMIT)} bytes"
+    return f"evidence store {rel} cannot be read: {exc}"
+
+
+def _from_dump(root: Path, rel: str) -> BoundedConnection:
+    """A store kept as SQL text (``sqlite3 store.sqlite .dump``), loaded into memory: through
+    :class:`_DumpGuard`, in at most ``LOAD_SECONDS`` plus ``LOAD_SECONDS_PER_MIB`` per MiB, and in
+    at most ``MEMORY_PER_DUMP_BYTE`` bytes per byte of text (plus 1 MiB). Then it is only read."""
+    try:
+        source = sources.read_source(root, rel)
     except sources.SourceError as exc:
         raise StoreError(f"evidence store {rel}: {exc.message}") from None
-    connection = sqlite3.connect(":memory:")
-    connection.set_authorizer(_dump_authorizer)
-    connection.executescript(text)
+    size = len(source.raw)
+    connection = _bounded(":memory:", rel, size)
+    (page_size,) = connection.execute("PRAGMA page_size").fetchone()
+    connection.execute(f"PRAGMA max_page_count = {(MEMORY_PER_DUMP_BYTE * size + MIN_LIMIT) // page_size + 1}")
+    guard = _DumpGuard()
+    connection.create_function("replace", 3, guard.replace, deterministic=True)
+    connection.set_authorizer(guard)
+    connection.start(LOAD_SECONDS + LOAD_SECONDS_PER_MIB * size / (1 << 20))
+    try:
+        connection.executescript(source.text)
+    except sqlite3.Error as exc:
+        connection.close()
+        raise StoreError(_load_failure(rel, connection, guard, exc, size)) from None
     # From here on the store is only read. (An authorizer is replaced, not removed: Python 3.10
     # cannot remove one.)
     connection.set_authorizer(_read_authorizer)
@@ -383,8 +649,8 @@ def _from_dump(root: Path, rel: str) -> sqlite3.Connection:
 
 
 def open_readonly(root: Path, rel: str) -> Store:
-    """The store at ``rel`` inside ``root``, opened read-only (``mode=ro``): never written by a check.
-    A ``.sql`` file is a store kept as SQL text, loaded into memory."""
+    """The store at ``rel`` inside ``root``, never written by a check, and read only as far as its
+    schema is ours. A ``.sql`` file is a store kept as SQL text, loaded into memory."""
     try:
         path = sources.resolve_inside(root, rel)
     except sources.SourceError as exc:
@@ -392,15 +658,16 @@ def open_readonly(root: Path, rel: str) -> Store:
     if not path.is_file():
         raise StoreError(f"evidence store {rel} does not exist")
     try:
-        if path.suffix == ".sql":
-            connection = _from_dump(root, rel)
-        else:
-            connection = sqlite3.connect(f"file:{quote(path.as_posix())}?mode=ro", uri=True)
-        tables = {name for (name,) in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    except sqlite3.Error as exc:
+        connection = _from_dump(root, rel) if path.suffix == ".sql" else _from_file(root, rel, path)
+    except sqlite3.Error as exc:  # (a failure of a statement is a StoreError already)
         raise StoreError(f"evidence store {rel} cannot be read: {exc}") from None
-    missing = sorted({"documents", "chunks", "citations", "syntheses", "synthesis_markers"} - tables)
-    if missing:
+    try:
+        connection.execute("PRAGMA query_only = ON")
+        _verify(connection, rel)
+    except StoreError:
         connection.close()
-        raise StoreError(f"evidence store {rel} lacks the table {missing[0]!r}; build it with `citations store init`")
+        raise
+    except sqlite3.Error as exc:  # a table _verify reads is missing: the store is no SQLite store of ours
+        connection.close()
+        raise StoreError(f"evidence store {rel} cannot be read: {exc}") from None
     return Store(rel, connection)

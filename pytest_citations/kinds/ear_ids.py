@@ -113,44 +113,94 @@ def parse_path(path: str) -> tuple[str, ...]:
     return tuple(steps)
 
 
-def _show(concrete: tuple) -> str:
-    text = ""
-    for step in concrete:
-        text += f"[{step}]" if isinstance(step, int) else (f".{step}" if text else step)
-    return text
+@dataclass(frozen=True)
+class Where:
+    """Where a value sits in a record (``ear_sections[0]``): the last step of the path there (a key,
+    or an index) and where that step starts. A step costs the same however deep the path, and the
+    path is spelled out only when a message shows it (spelled out for each of many values of a deep
+    path, as it once was, it took memory growing with their number times the depth)."""
+
+    parent: Where | None
+    step: str | int
+
+    def __str__(self) -> str:
+        steps: list[str | int] = []
+        node: Where | None = self
+        while node is not None:
+            steps.append(node.step)
+            node = node.parent
+        parts = [f"[{step}]" if isinstance(step, int) else f".{step}" for step in reversed(steps)]
+        return "".join(parts).removeprefix(".")
 
 
 @dataclass(frozen=True)
 class Found:
     """A value at a governed path: where (``ear_sections[0]``), the value, and its span."""
 
-    where: str
+    where: Where | None
     value: Any
     start: int
     end: int
     not_array: bool = False  # the path wanted an array here and found this value instead
 
 
-def find_paths(text: str, start: int, steps: tuple[str, ...], concrete: tuple = ()) -> Iterator[Found]:
+def find_paths(text: str, start: int, steps: tuple[str, ...]) -> list[Found]:
     """Every value the path ``steps`` reaches in the JSON value at ``start`` (absent parts skipped)."""
+    found: list[Found] = []
+    _walk(text, start, steps, None, found)
+    return found
+
+
+def _walk(text: str, start: int, steps: tuple[str, ...], where: Where | None, found: list[Found]) -> int:
+    """Add to ``found`` what :func:`find_paths` finds in the value at ``start``, and return where the
+    value ends. Each part of the text is read once, however deep the path: an object or array on the
+    path is walked member by member, the others are skipped by decoding them."""
     start = _skip_space(text, start)
-    if not steps:
-        _, end = _SCANNER.raw_decode(text, start)
-        yield Found(_show(concrete), json.loads(text[start:end]), start, end)
-        return
-    head, rest = steps[0], steps[1:]
     char = text[start] if start < len(text) else ""
-    if head == "[]":
-        if char == "[":
-            for index, element_start, _ in _elements(text, start):
-                yield from find_paths(text, element_start, rest, (*concrete, index))
-        elif not text.startswith("null", start):
-            _, end = _SCANNER.raw_decode(text, start)
-            yield Found(_show(concrete), json.loads(text[start:end]), start, end, not_array=True)
-    elif char == "{":
-        for key, value_start, _ in _members(text, start):
-            if key == head:
-                yield from find_paths(text, value_start, rest, (*concrete, key))
+    if steps and steps[0] == "[]" and char == "[":
+        return _walk_elements(text, start, steps[1:], where, found)
+    if steps and steps[0] != "[]" and char == "{":
+        return _walk_members(text, start, steps, where, found)
+    value, end = _SCANNER.raw_decode(text, start)
+    if not steps:
+        found.append(Found(where, value, start, end))
+    elif steps[0] == "[]" and value is not None:
+        found.append(Found(where, value, start, end, not_array=True))
+    return end
+
+
+def _walk_elements(text: str, start: int, rest: tuple[str, ...], where: Where | None, found: list[Found]) -> int:
+    """:func:`_walk` of each element of the array at ``start``; where the array ends."""
+    position, index = start + 1, 0
+    while True:
+        position = _skip_space(text, position)
+        if position >= len(text) or text[position] == "]":
+            return position + 1
+        end = _walk(text, position, rest, Where(where, index), found)
+        index += 1
+        position = _skip_space(text, end)
+        if position < len(text) and text[position] == ",":
+            position += 1
+
+
+def _walk_members(text: str, start: int, steps: tuple[str, ...], where: Where | None, found: list[Found]) -> int:
+    """:func:`_walk` of the member named ``steps[0]`` of the object at ``start`` (the others are
+    skipped); where the object ends."""
+    head, rest = steps[0], steps[1:]
+    position = start + 1
+    while True:
+        position = _skip_space(text, position)
+        if position >= len(text) or text[position] == "}":
+            return position + 1
+        key, position = _SCANNER.raw_decode(text, position)
+        value_start = _skip_space(text, _skip_space(text, position) + 1)  # past the colon
+        if key == head:
+            end = _walk(text, value_start, rest, Where(where, key), found)
+        else:
+            _, end = _SCANNER.raw_decode(text, value_start)
+        position = _skip_space(text, end)
+        if position < len(text) and text[position] == ",":
+            position += 1
 
 
 # -- units ------------------------------------------------------------------------------------------
@@ -159,9 +209,10 @@ def find_paths(text: str, start: int, steps: tuple[str, ...], concrete: tuple = 
 @dataclass(frozen=True)
 class IdRef:
     """An id in a governed field: ``expect`` is ``section`` or ``doc`` (a section id, or one with
-    an anchor); ``start``/``end`` are character offsets of its JSON value in the file's text."""
+    an anchor); ``start``/``end`` are character offsets of its JSON value in the file's text;
+    ``where`` names the field (a corpus record's key, or a dataset record's :class:`Where`)."""
 
-    where: str
+    where: str | Where
     value: Any
     expect: str
     line: int
@@ -242,21 +293,26 @@ class KgIri:
 #   PNAME    PN_PREFIX? ':' PN_LOCAL     (PN_LOCAL with %HH and \-escapes; a final '.' ends the statement)
 #   PREFIX   '@prefix' or 'PREFIX', PN_PREFIX? ':', IRIREF   (declarations; later ones win)
 #   STRING   the four quoted forms, with \-escapes;  COMMENT  '#' to the end of the line
-_TURTLE = re.compile(
-    r"""
-    (?P<long>\"\"\"(?:[^"\\]|\\.|"(?!""))*\"\"\"|'''(?:[^'\\]|\\.|'(?!''))*''')
-    |(?P<string>"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')
-    |(?P<declaration>(?:@prefix|PREFIX)\s+(?P<declared>[A-Za-z][\w.-]*)?:\s*<(?P<namespace>[^<>\s]*)>)
-    |(?P<iri><(?:[^<>"{}|^`\\\x00-\x20]|\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8})*>)
-    |(?P<comment>\#[^\n]*)
-    |(?P<blank>_:[\w.-]*)
-    |(?P<pname>(?P<prefix>[A-Za-z][\w.-]*)?:(?P<local>(?:[\w\-:.%]|\\[_~.\-!$&'()*+,;=/?\#@%])*))
-    """,
-    re.X,
-)
+# Scanning takes time linear in the text and no memory beyond its tokens. Each token is found with
+# runs of one character class, escapes stepped over one by one (a regex that repeats a group keeps a
+# record of each repetition: a 300 KB name took 100 MB); a string left open is one token up to where
+# it stops (the end of its line, or of the text for a long string); a word that is no prefixed name
+# is one token; so no position is scanned twice (an open quote before each of many escaped quotes,
+# or a long word with no colon, took time quadratic in its length).
+_TOKEN_START = re.compile(r"""["'<#@_:A-Za-z]""")
+_DECLARATION = re.compile(r"(?:@prefix|PREFIX)\s+(?P<declared>[A-Za-z][\w.-]*)?:\s*<(?P<namespace>[^<>\s]*)>")
+_PREFIX = re.compile(r"(?:[A-Za-z][\w.-]*)?:")
+_WORD = re.compile(r"[A-Za-z][\w.-]*")
+_BLANK = re.compile(r"_:[\w.-]*")
+_IRI_RUN = re.compile(r"""[^<>"{}|^`\\\x00-\x20]*""")
+_IRI_ESCAPE = re.compile(r"\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8}")
+_LOCAL_RUN = re.compile(r"[\w\-:.%]*")
+_LOCAL_ESCAPED = frozenset("_~.-!$&'()*+,;=/?#@%")  # what a backslash may escape in a local name
+_STRING_RUN = {'"': re.compile(r'[^"\\\n]*'), "'": re.compile(r"[^'\\\n]*")}
+_LONG_STRING_RUN = {'"': re.compile(r'[^"\\]*'), "'": re.compile(r"[^'\\]*")}
+_JSON_STRING_RUN = re.compile(r'[^"\\\x00-\x1f]*')
 _UCHAR = re.compile(r"\\u([0-9A-Fa-f]{4})|\\U([0-9A-Fa-f]{8})")
 _LOCAL_ESCAPE = re.compile(r"\\(.)")
-_JSON_STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\.)*"')
 
 
 def _uchar(match: re.Match) -> str:
@@ -266,29 +322,129 @@ def _uchar(match: re.Match) -> str:
         return match.group(0)
 
 
+def _escaped(text: str, position: int, allowed: frozenset[str] | None = None) -> bool:
+    """Whether a backslash at ``position`` escapes the character after it (any but a line end, or
+    one of ``allowed``)."""
+    if not text.startswith("\\", position) or position + 1 >= len(text):
+        return False
+    following = text[position + 1]
+    return following in allowed if allowed is not None else following != "\n"
+
+
+def _string_end(text: str, start: int) -> int:
+    """Where the Turtle string at ``start`` ends: past its closing quote, or where it stops when it
+    is left open (its line's end; a long string's is the text's)."""
+    quote = text[start]
+    if text.startswith(quote * 3, start):
+        return _long_string_end(text, start + 3, quote)
+    run, position = _STRING_RUN[quote], start + 1
+    while True:
+        position = run.match(text, position).end()
+        if _escaped(text, position):
+            position += 2
+        else:
+            return position + 1 if text.startswith(quote, position) else position
+
+
+def _long_string_end(text: str, position: int, quote: str) -> int:
+    """Where the long string whose text starts at ``position`` ends (see :func:`_string_end`)."""
+    run = _LONG_STRING_RUN[quote]
+    while True:
+        position = run.match(text, position).end()
+        if _escaped(text, position):
+            position += 2
+        elif text.startswith(quote * 3, position):
+            return position + 3
+        elif text.startswith(quote, position):  # one or two quotes inside the string
+            position += 1
+        else:
+            return position
+
+
+def _iri_end(text: str, start: int) -> int | None:
+    """Where the IRI ``<...>`` at ``start`` ends (past its ``>``), or None when there is none."""
+    position = start + 1
+    while True:
+        position = _IRI_RUN.match(text, position).end()
+        escape = _IRI_ESCAPE.match(text, position)
+        if escape is None:
+            return position + 1 if text.startswith(">", position) else None
+        position = escape.end()
+
+
+def _local_end(text: str, position: int) -> int:
+    """Where the local part of a prefixed name that starts at ``position`` ends."""
+    while True:
+        position = _LOCAL_RUN.match(text, position).end()
+        if not _escaped(text, position, _LOCAL_ESCAPED):
+            return position
+        position += 2
+
+
+def _without_final_periods(local: str, end: int) -> tuple[str, int]:
+    """A prefixed name's local part without the periods that end its statement (a period after a
+    backslash is part of the name), and where it now ends; in one pass, however many periods."""
+    kept = local.rstrip(".")
+    dropped = len(local) - len(kept)
+    if dropped and kept.endswith("\\"):
+        dropped -= 1
+    return local[: len(local) - dropped], end - dropped
+
+
 def scan_turtle(text: str, base: str) -> Iterator[tuple[str, int, int, str, str]]:
     """(iri, start, end, form, prefix) for each IRI under ``base`` in Turtle or N-Triples text."""
     namespaces: dict[str, str] = {}
-    for match in _TURTLE.finditer(text):
-        kind = match.lastgroup
-        if kind == "declaration":
-            namespaces[match.group("declared") or ""] = _UCHAR.sub(_uchar, match.group("namespace"))
-        elif kind == "iri":
-            iri = _UCHAR.sub(_uchar, match.group()[1:-1])
-            if iri.startswith(base):
-                yield iri, match.start() + 1, match.end() - 1, "iri", ""
-        elif kind == "pname":
-            namespace = namespaces.get(match.group("prefix") or "")
-            local = match.group("local")
-            end = match.end("local")
-            while local.endswith(".") and not local.endswith("\\."):
-                local = local[:-1]
-                end -= 1
-            if namespace is None or not local:
-                continue
-            iri = namespace + _LOCAL_ESCAPE.sub(r"\1", local)
-            if iri.startswith(base):
-                yield iri, match.start("local"), end, "local", namespace
+    position = 0
+    while (token := _TOKEN_START.search(text, position)) is not None:
+        start = token.start()
+        char = text[start]
+        if char in "\"'":
+            position = _string_end(text, start)
+        elif char == "#":
+            end = text.find("\n", start)
+            position = len(text) if end < 0 else end
+        elif char == "<":
+            end = _iri_end(text, start)
+            position = start + 1 if end is None else end
+            iri = None if end is None else _UCHAR.sub(_uchar, text[start + 1 : end - 1])
+            if iri is not None and iri.startswith(base):
+                yield iri, start + 1, end - 1, "iri", ""
+        elif (declaration := _DECLARATION.match(text, start)) is not None:
+            namespaces[declaration.group("declared") or ""] = _UCHAR.sub(_uchar, declaration.group("namespace"))
+            position = declaration.end()
+        elif text.startswith("_:", start):
+            position = _BLANK.match(text, start).end()
+        elif (prefix := _PREFIX.match(text, start)) is not None:
+            position = _local_end(text, prefix.end())
+            found = _prefixed_iri(text, start, prefix.end(), position, namespaces, base)
+            if found is not None:
+                yield found
+        else:  # a word that names nothing, or a character that starts no token
+            word = _WORD.match(text, start)
+            position = start + 1 if word is None else word.end()
+
+
+def _prefixed_iri(text: str, start: int, local_start: int, end: int, namespaces: dict[str, str], base: str):
+    """(iri, start, end, "local", namespace) of the prefixed name ``text[start:end]`` whose local
+    part starts at ``local_start``, when its prefix is declared and it names an IRI under ``base``."""
+    namespace = namespaces.get(text[start : local_start - 1])
+    local, local_end = _without_final_periods(text[local_start:end], end)
+    if namespace is None or not local:
+        return None
+    iri = namespace + _LOCAL_ESCAPE.sub(r"\1", local)
+    return (iri, local_start, local_end, "local", namespace) if iri.startswith(base) else None
+
+
+def _json_string_end(text: str, start: int) -> int:
+    """Where the JSON string at ``start`` ends: past its closing quote, or where it stops when it
+    is left open (a control character, or the end of the text)."""
+    position = start + 1
+    while True:
+        position = _JSON_STRING_RUN.match(text, position).end()
+        if _escaped(text, position):
+            position += 2
+        else:
+            return position + 1 if text.startswith('"', position) else position
 
 
 def scan_jsonld(text: str, base: str) -> Iterator[tuple[str, int, int, str, str]]:
@@ -296,8 +452,10 @@ def scan_jsonld(text: str, base: str) -> Iterator[tuple[str, int, int, str, str]
 
     Full IRIs only: compact IRIs that a ``@context`` would expand are not resolved.
     """
-    for match in _JSON_STRING.finditer(text):
-        token = match.group()
+    position = 0
+    while (start := text.find('"', position)) >= 0:
+        position = _json_string_end(text, start)
+        token = text[start:position]
         if base[:8] not in token and "\\" not in token:
             continue
         try:
@@ -305,7 +463,7 @@ def scan_jsonld(text: str, base: str) -> Iterator[tuple[str, int, int, str, str]
         except ValueError:
             continue
         if isinstance(value, str) and value.startswith(base):
-            yield value, match.start(), match.end(), "json", ""
+            yield value, start, position, "json", ""
 
 
 # -- the run-wide corpus index ----------------------------------------------------------------------
@@ -314,6 +472,7 @@ def scan_jsonld(text: str, base: str) -> Iterator[tuple[str, int, int, str, str]
 @dataclass
 class CorpusIndex:
     by_doc_id: dict[str, list[tuple[str, int]]] = field(default_factory=dict)  # doc_id -> (rel, line)
+    records: set[tuple[str, int]] = field(default_factory=set, repr=False)  # every (rel, line) above
 
     @property
     def empty(self) -> bool:
@@ -342,6 +501,7 @@ def corpus_index(engine) -> CorpusIndex:
     for rel in corpus_files(engine):
         for doc_id, line in engine.file_memo("ear-ids.corpus", rel, lambda rel=rel: _corpus_doc_ids(engine, rel)):
             index.by_doc_id.setdefault(doc_id, []).append((rel, line))
+            index.records.add((rel, line))
     return index
 
 
@@ -417,12 +577,12 @@ class EarIds:
             refs = []
             for _, steps in paths:
                 for found in find_paths(text, 0, steps):
-                    ref = self._ref(line, found.where, found.value, "section", found.start, found.end)
+                    ref = self._ref(line, found.where or "", found.value, "section", found.start, found.end)
                     refs.append(IdRef(**{**ref.__dict__, "not_array": found.not_array}))
             yield DatasetRecord(line.number, line.offset, text, data, refs)
 
     @staticmethod
-    def _ref(line: sources.Line, where: str, value: Any, expect: str, start: int, end: int) -> IdRef:
+    def _ref(line: sources.Line, where: str | Where, value: Any, expect: str, start: int, end: int) -> IdRef:
         return IdRef(where, value, expect, line.number, start + 1, line.offset + start, line.offset + end)
 
     # the dataset manifest

@@ -231,6 +231,70 @@ def verdicts(memory: Memory, ctx) -> list[Verdict | None]:
 class MemoryIndex:
     by_id: dict[str, list[str]]  # memory id -> files that declare it
     supersedes: dict[str, list[str]]  # memory id -> ids it supersedes
+    id_of: dict[str, str] = field(default_factory=dict, repr=False)  # file -> its id (by_id, turned round)
+    _loops: dict[str, frozenset[str]] | None = field(default=None, repr=False, compare=False)
+
+    def loop_of(self, memory_id: str) -> frozenset[str] | None:
+        """The ids of the loop of ``supersedes`` links that ``memory_id`` is in (see
+        :func:`supersedes_loops`), or None when it supersedes itself through no chain of links;
+        the loops of every memory are found once per run, in time linear in the links."""
+        if self._loops is None:
+            self._loops = supersedes_loops(self.supersedes)
+        return self._loops.get(memory_id)
+
+
+def supersedes_loops(edges: dict[str, list[str]]) -> dict[str, frozenset[str]]:
+    """For each id on a cycle of ``edges``, the ids of its loop: every id it reaches through links
+    that reaches it back (a strongly connected component, found by Tarjan's algorithm without
+    recursion, so a chain of any length is fine). An id alone is a loop when it supersedes itself."""
+    order: dict[str, int] = {}  # the order in which the walk first came to each id
+    low: dict[str, int] = {}  # the earliest id still on the stack that each one leads back to
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    loops: dict[str, frozenset[str]] = {}
+
+    def enter(node: str) -> tuple[str, Iterator[str]]:
+        order[node] = low[node] = len(order)
+        stack.append(node)
+        on_stack.add(node)
+        return node, iter(edges.get(node, ()))
+
+    for root in edges:
+        if root in order:
+            continue
+        walk = [enter(root)]
+        while walk:
+            node, targets = walk[-1]
+            for target in targets:
+                if target not in order:
+                    walk.append(enter(target))
+                    break
+                if target in on_stack:
+                    low[node] = min(low[node], order[target])
+            else:
+                walk.pop()
+                if walk:
+                    parent = walk[-1][0]
+                    low[parent] = min(low[parent], low[node])
+                if low[node] == order[node]:
+                    _close_loop(node, stack, on_stack, edges, loops)
+    return loops
+
+
+def _close_loop(head: str, stack: list[str], on_stack: set[str], edges: dict[str, list[str]],
+                loops: dict[str, frozenset[str]]) -> None:
+    """Take the component whose first id is ``head`` off the stack; note it when it is a loop."""
+    members = []
+    while True:
+        member = stack.pop()
+        on_stack.discard(member)
+        members.append(member)
+        if member == head:
+            break
+    if len(members) > 1 or head in edges.get(head, ()):
+        loop = frozenset(members)
+        for member in members:
+            loops[member] = loop
 
 
 def memory_files(engine) -> list[str]:
@@ -268,13 +332,15 @@ def index_for(engine, shares: dict[str, list | None]) -> MemoryIndex:
     """Every memory under the repository root: its id and the ids it supersedes."""
     by_id: dict[str, list[str]] = {}
     supersedes: dict[str, list[str]] = {}
+    id_of: dict[str, str] = {}
     for rel, entry in shares.items():
         if entry is None:  # an unreadable memory reports its own diagnostic; the index goes on
             continue
         memory_id, targets = entry
         by_id.setdefault(memory_id, []).append(rel)
         supersedes.setdefault(memory_id, []).extend(targets)
-    return MemoryIndex(by_id, supersedes)
+        id_of[rel] = memory_id
+    return MemoryIndex(by_id, supersedes, id_of)
 
 
 def yaml_index_entry(rel: str, text: str) -> list:

@@ -8,7 +8,7 @@ import json
 from pathlib import PurePosixPath
 
 from pytest_citations import sources
-from pytest_citations.diagnostics import Edit, Fix
+from pytest_citations.diagnostics import Edit, Fix, quoted
 from pytest_citations.ear_ids import (
     decode_section_segment,
     encode_section_id,
@@ -130,7 +130,7 @@ def ear_id_not_canonical(unit, ctx):
         state, canonical = verdict(ref)
         if state == "fix":
             fix = Fix(f"write {canonical}", (Edit(ref.start, ref.end, json.dumps(canonical)),))
-            message = f"{ref.where} {ref.value!r} is not a canonical EAR id; expected {canonical!r}"
+            message = f"{ref.where} {quoted(ref.value)} is not a canonical EAR id; expected {quoted(canonical)}"
             yield unit.finding(message, ref, fix)
 
 
@@ -178,7 +178,7 @@ def ear_id_not_a_section(unit, ctx):
             yield unit.finding(f"{ref.where} must be a string EAR id, not {type_name(ref.value)}", ref)
         elif state == "invalid" and is_part_id(ref.value):
             message = (
-                f"{ref.where} {ref.value!r} is a part-level id, not a canonical EAR section id: "
+                f"{ref.where} {quoted(ref.value)} is a part-level id, not a canonical EAR section id: "
                 "cite a section such as 'EAR-736.2'"
             )
             yield unit.finding(message, ref)
@@ -186,7 +186,7 @@ def ear_id_not_a_section(unit, ctx):
             shape = "EAR-<part>.<section>, such as 'EAR-736.2(b)'"
             if ref.expect == "doc":
                 shape += ", optionally with a #pNNNN anchor"
-            yield unit.finding(f"{ref.where} {ref.value!r} is not an EAR section id (canonical form {shape})", ref)
+            yield unit.finding(f"{ref.where} {quoted(ref.value)} is not an EAR section id (canonical form {shape})", ref)
 
 
 @rule("E504", "ear-anchor-in-citation", kind=KIND)
@@ -223,13 +223,24 @@ def ear_anchor_in_citation(unit, ctx):
     for ref in unit.refs:
         state, base = verdict(ref)
         if state == "anchor":
-            message = f"{ref.where} {ref.value!r} is a paragraph anchor, not a section citation: cite {base!r}"
+            message = f"{ref.where} {quoted(ref.value)} is a paragraph anchor, not a section citation: cite {quoted(base)}"
             yield unit.finding(message, ref)
 
 
 def _where(ctx, location: tuple[str, int]) -> str:
     rel, line = location
     return f"line {line}" if rel == ctx.rel else f"{rel}:{line}"
+
+
+NAMED_RECORDS = 3  # a message names this many corpus records at most, and counts the rest
+
+
+def _places(ctx, locations: list[tuple[str, int]]) -> str:
+    """The first :data:`NAMED_RECORDS` locations, and how many more there are: a message stays
+    short however many records share an id."""
+    named = ", ".join(_where(ctx, location) for location in locations[:NAMED_RECORDS])
+    more = len(locations) - NAMED_RECORDS
+    return f"{named} and {more} more" if more > 0 else named
 
 
 @rule("E505", "ear-citation-unresolved", kind=KIND)
@@ -286,12 +297,11 @@ def ear_citation_unresolved(unit, ctx):
             continue
         found = index.by_doc_id.get(canonical, [])
         if not found:
-            message = f"{ref.where} {canonical!r} does not resolve: no retrieval-corpus record has doc_id {canonical!r}"
+            message = f"{ref.where} {quoted(canonical)} does not resolve: no retrieval-corpus record has doc_id {quoted(canonical)}"
             yield unit.finding(message, ref)
         elif len(found) > 1:
-            places = ", ".join(_where(ctx, location) for location in found)
             message = (
-                f"{ref.where} {canonical!r} resolves to {len(found)} corpus records ({places}); "
+                f"{ref.where} {quoted(canonical)} resolves to {len(found)} corpus records ({_places(ctx, found)}); "
                 "it must resolve to exactly one"
             )
             yield unit.finding(message, ref)
@@ -332,9 +342,10 @@ def ear_duplicate_doc_id(unit, ctx):
     doc_id = unit.data.get("doc_id")
     if not isinstance(doc_id, str):
         return
-    found = corpus_index(ctx.file.engine).by_doc_id.get(doc_id, [])
-    if (ctx.rel, unit.line) in found[1:]:
-        message = f"doc_id {doc_id!r} is already the doc_id of the record at {_where(ctx, found[0])}"
+    index = corpus_index(ctx.file.engine)
+    found = index.by_doc_id.get(doc_id, [])
+    if found and found[0] != (ctx.rel, unit.line) and (ctx.rel, unit.line) in index.records:
+        message = f"doc_id {quoted(doc_id)} is already the doc_id of the record at {_where(ctx, found[0])}"
         yield unit.finding(message, unit.ref("doc_id"))
 
 
@@ -378,18 +389,18 @@ def ear_chunk_section_mismatch(unit, ctx):
         return
     if "#" not in doc_id:
         if unit.data.get("chunk_kind") == "paragraph":
-            message = f"paragraph chunk doc_id {unit.data['doc_id']!r} has no #pNNNN anchor: child chunks carry anchored doc_ids"
+            message = f"paragraph chunk doc_id {quoted(unit.data['doc_id'])} has no #pNNNN anchor: child chunks carry anchored doc_ids"
             yield unit.finding(message, unit.ref("doc_id"))
         return
     base = doc_id.split("#", 1)[0]
     if "section_id" not in unit.data:
-        yield unit.finding(f"chunk {doc_id!r} has no section_id; it must carry section_id {base!r}", unit.ref("doc_id"))
+        yield unit.finding(f"chunk {quoted(doc_id)} has no section_id; it must carry section_id {quoted(base)}", unit.ref("doc_id"))
     elif normalize_ear_section_id(unit.data["section_id"]) != base:
-        message = f"section_id {unit.data['section_id']!r} of chunk {doc_id!r} must equal its base id {base!r}"
+        message = f"section_id {quoted(unit.data['section_id'])} of chunk {quoted(doc_id)} must equal its base id {quoted(base)}"
         yield unit.finding(message, unit.ref("section_id"))
     parent = unit.data.get("parent_id")
     if parent is not None and normalize_ear_doc_id(parent) != base:
-        message = f"parent_id {parent!r} of chunk {doc_id!r} must be its container {base!r}"
+        message = f"parent_id {quoted(parent)} of chunk {quoted(doc_id)} must be its container {quoted(base)}"
         yield unit.finding(message, unit.ref("parent_id"))
 
 
@@ -435,20 +446,22 @@ def ear_anchor_sequence(unit, ctx):
     number = int(anchor[1:])
     ref = unit.ref("doc_id")
     seen = ctx.state.setdefault("anchors", {}).setdefault(base, {})
-    last = max(seen, default=0)
+    highest = ctx.state.setdefault("highest-anchor", {})  # max(seen), kept as records come
+    last = highest.get(base, 0)
     if number in seen:
-        yield unit.finding(f"anchor #{anchor} of {base!r} already appears on line {seen[number]}", ref)
+        yield unit.finding(f"anchor #{anchor} of {quoted(base)} already appears on line {seen[number]}", ref)
     elif number != last + 1:
         previous = f"follows #p{last:04d}" if last else "is the first anchor"
         message = (
-            f"anchor #{anchor} of {base!r} {previous}; expected #p{last + 1:04d}: anchors run "
+            f"anchor #{anchor} of {quoted(base)} {previous}; expected #p{last + 1:04d}: anchors run "
             "#p0001, #p0002, ... in source order"
         )
         yield unit.finding(message, ref)
     seen.setdefault(number, unit.line)
+    highest[base] = max(last, number)
     ordinal = unit.data.get("ordinal")
     if ordinal is not None and ordinal != number:
-        message = f"ordinal {ordinal!r} does not match anchor #{anchor} (ordinal {number})"
+        message = f"ordinal {quoted(ordinal)} does not match anchor #{anchor} (ordinal {number})"
         yield unit.finding(message, unit.ref("doc_id"))
 
 
@@ -551,20 +564,33 @@ def _dataset_entries(unit):
             yield entry
 
 
-def _dataset_bytes(unit, ctx, entry) -> bytes | str:
-    """The listed file's bytes, or why it cannot be read."""
+def _count_records(ctx, path: str) -> int | sources.SourceError:
+    """The records (non-blank lines) of a listed dataset, or why it cannot be read; once per file
+    per run, however many manifest entries list it."""
+
+    def count() -> int | sources.SourceError:
+        try:
+            data = sources.read_bytes(ctx.root, path, ctx.file.max_file_size)
+        except sources.SourceError as error:
+            return error
+        return sum(1 for line in data.split(b"\n") if line.strip())
+
+    return ctx.file.engine.memo(("ear-ids.dataset-records", path), count)
+
+
+def _dataset_records(unit, ctx, entry) -> int | str:
+    """The listed file's number of records, or why it cannot be read."""
     file = entry.data["file"]
     if PurePosixPath(file).is_absolute() or file.startswith("\\") or (len(file) > 1 and file[1] == ":"):
-        return f"datasets[{entry.index}].file {file!r} is absolute; dataset paths are relative"
-    path = _dataset_path(unit, ctx, file)
-    try:
-        return sources.read_bytes(ctx.root, path, ctx.file.max_file_size)
-    except sources.SourceError as error:
-        if error.code == "C008":
-            return f"datasets[{entry.index}].file {file!r} resolves outside the repository root"
-        if "no such file" in error.message:
-            return f"datasets[{entry.index}].file {file!r} does not exist"
-        return f"datasets[{entry.index}].file {file!r} cannot be read: {error.message}"
+        return f"datasets[{entry.index}].file {quoted(file)} is absolute; dataset paths are relative"
+    found = _count_records(ctx, _dataset_path(unit, ctx, file))
+    if not isinstance(found, sources.SourceError):
+        return found
+    if found.code == "C008":
+        return f"datasets[{entry.index}].file {quoted(file)} resolves outside the repository root"
+    if "no such file" in found.message:
+        return f"datasets[{entry.index}].file {quoted(file)} does not exist"
+    return f"datasets[{entry.index}].file {quoted(file)} cannot be read: {found.message}"
 
 
 @rule("E510", "ear-manifest-file-missing", kind=KIND)
@@ -602,9 +628,9 @@ def ear_manifest_file_missing(unit, ctx):
     Correct the path, restore the file, or drop the entry.
     """
     for entry in _dataset_entries(unit):
-        data = _dataset_bytes(unit, ctx, entry)
-        if isinstance(data, str):
-            yield _manifest_finding(unit, data, entry.position("file"))
+        found = _dataset_records(unit, ctx, entry)
+        if isinstance(found, str):
+            yield _manifest_finding(unit, found, entry.position("file"))
 
 
 @rule("E511", "ear-manifest-count-mismatch", kind=KIND)
@@ -650,13 +676,12 @@ def ear_manifest_count_mismatch(unit, ctx):
         expected = entry.data.get("num_items")
         if isinstance(expected, bool) or not isinstance(expected, int):
             continue
-        data = _dataset_bytes(unit, ctx, entry)
-        if isinstance(data, str):
+        count = _dataset_records(unit, ctx, entry)
+        if isinstance(count, str):
             continue
-        count = sum(1 for line in data.split(b"\n") if line.strip())
         if count != expected:
             message = (
-                f"datasets[{entry.index}] ({entry.data.get('id')!r}) says num_items {expected}, "
+                f"datasets[{entry.index}] ({quoted(entry.data.get('id'))}) says num_items {expected}, "
                 f"but {entry.data['file']} holds {count} record{'s' if count != 1 else ''}"
             )
             yield _manifest_finding(unit, message, entry.position("num_items"))
@@ -719,7 +744,7 @@ def ear_manifest_duplicate_id(unit, ctx):
         if not isinstance(dataset_id, str):
             continue
         if dataset_id in seen:
-            message = f"dataset id {dataset_id!r} is already the id of datasets[{seen[dataset_id]}]"
+            message = f"dataset id {quoted(dataset_id)} is already the id of datasets[{seen[dataset_id]}]"
             yield _manifest_finding(unit, message, entry.position("id"))
         else:
             seen[dataset_id] = entry.index
@@ -784,18 +809,18 @@ def ear_kg_section_iri(unit, ctx):
         return
     decoded = decode_section_segment(segment)
     if decoded is None:
-        yield Finding(f"section IRI <{unit.iri}> has a percent-escape that is not UTF-8", unit.line, unit.col)
+        yield Finding(f"section IRI <{quoted(unit.iri, plain=True)}> has a percent-escape that is not UTF-8", unit.line, unit.col)
         return
     if is_section_id(decoded):
         expected = base + encode_section_id(decoded)
         if expected != unit.iri:
-            message = f"section IRI <{unit.iri}> is not RFC 3986 percent-encoded; expected <{expected}>"
+            message = f"section IRI <{quoted(unit.iri, plain=True)}> is not RFC 3986 percent-encoded; expected <{quoted(expected, plain=True)}>"
             yield Finding(message, unit.line, unit.col, fix=_iri_fix(unit, expected))
         return
     normalized = normalize_ear_section_id(decoded)
     if normalized is not None:
         expected = base + encode_section_id(normalized)
-        message = f"section IRI <{unit.iri}> decodes to {decoded!r}, not a canonical section id; expected <{expected}>"
+        message = f"section IRI <{quoted(unit.iri, plain=True)}> decodes to {quoted(decoded)}, not a canonical section id; expected <{quoted(expected, plain=True)}>"
         yield Finding(message, unit.line, unit.col, fix=_iri_fix(unit, expected))
     else:
-        yield Finding(f"section IRI <{unit.iri}> does not name an EAR section ({decoded!r})", unit.line, unit.col)
+        yield Finding(f"section IRI <{quoted(unit.iri, plain=True)}> does not name an EAR section ({quoted(decoded)})", unit.line, unit.col)

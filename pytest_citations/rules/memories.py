@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pytest_citations.diagnostics import Edit, Fix, Severity
+from pytest_citations.diagnostics import Edit, Fix, Severity, quoted
 from pytest_citations.jsonlines import type_name
 from pytest_citations.kinds.memories import LINK_TYPES, Memory, index_for, verdicts
 from pytest_citations.rules import Finding, rule
@@ -209,7 +209,7 @@ def _schema_findings(memory: Memory):
         if not isinstance(node.value, (int, float)) or isinstance(node.value, bool):
             yield Finding(f"confidence must be a number from 0.0 to 1.0, not {_type_name(node.value)}", node.line, node.col)
         elif not 0.0 <= node.value <= 1.0:
-            yield Finding(f"confidence must be from 0.0 to 1.0, not {node.value}", node.line, node.col)
+            yield Finding(f"confidence must be from 0.0 to 1.0, not {quoted(node.value, plain=True)}", node.line, node.col)
     if "tags" in fields:
         node = fields["tags"]
         if not isinstance(node.value, list):
@@ -549,7 +549,8 @@ def citation_snippet_mismatch(memory: Memory, ctx):
     Reports a citation whose `snippet` is not on its `line`:
     `Snippet mismatch at line {line}. Expected '{snippet}', got '{actual}'`. When the snippet now
     appears on exactly one other line, the message adds `(moved to line N)` and `--fix` updates
-    `line`; when it appears on several, they are listed and nothing is changed.
+    `line`; when it appears on several, they are listed (the first three, and how many more) and
+    nothing is changed.
 
     ## Why is this bad?
     The code changed under the memory: it may still be right about a line that moved, or it may
@@ -604,8 +605,18 @@ def citation_snippet_mismatch(memory: Memory, ctx):
             line_node = citation.field_node("line")
             fix = Fix(f"move the citation to line {target}", (Edit(offset + line_node.start, offset + line_node.end, str(target)),))
         elif verdict.moved_to:
-            message += f" (found at lines {', '.join(map(str, verdict.moved_to))}: update line by hand)"
+            message += f" (found at lines {_some_lines(verdict.moved_to)}: update line by hand)"
         yield Finding(message, node.line, node.col, fix=fix)
+
+
+NAMED_LINES = 3  # M211 names this many of the lines that hold a snippet, and counts the rest
+
+
+def _some_lines(numbers: tuple[int, ...]) -> str:
+    """``38, 41``; past :data:`NAMED_LINES` lines, the first ones and how many more."""
+    named = ", ".join(map(str, numbers[:NAMED_LINES]))
+    more = len(numbers) - NAMED_LINES
+    return f"{named} and {more} more" if more > 0 else named
 
 
 @rule("M212", "unknown-link-type", kind=KIND, severity=Severity.WARNING)
@@ -655,7 +666,7 @@ def unknown_link_type(memory: Memory, ctx):
     """
     for link in memory.links:
         if link.type not in LINK_TYPES:
-            yield Finding(f"unknown link type {link.type!r} (known: {', '.join(LINK_TYPES)}); the link is skipped", link.line, link.col)
+            yield Finding(f"unknown link type {quoted(link.type)} (known: {', '.join(LINK_TYPES)}); the link is skipped", link.line, link.col)
 
 
 @rule("M213", "link-target-missing", kind=KIND)
@@ -700,7 +711,7 @@ def link_target_missing(memory: Memory, ctx):
     known = index_for(ctx.file.engine).by_id
     for link in memory.links:
         if link.type in LINK_TYPES and isinstance(link.target, str) and link.target not in known:
-            yield Finding(f"{link.type} link target {link.target!r} matches no memory", link.line, link.col)
+            yield Finding(f"{link.type} link target {quoted(link.target)} matches no memory", link.line, link.col)
 
 
 @rule("M214", "duplicate-memory-id", kind=KIND)
@@ -746,28 +757,69 @@ def duplicate_memory_id(memory: Memory, ctx):
     ## Fix
     Give one of them another id (or file name).
     """
-    others = [rel for rel in index_for(ctx.file.engine).by_id.get(memory.id, []) if rel != memory.rel]
-    if others:
+    index = index_for(ctx.file.engine)
+    files = index.by_id.get(memory.id, [])
+    others = len(files) - (index.id_of.get(memory.rel) == memory.id)  # the memory's own file aside
+    if others > 0:
         node = memory.field("id")
         line, col = (node.line, node.col) if node else (1, 1)
-        yield Finding(f"memory id {memory.id!r} is also the id of {', '.join(others)}", line, col)
+        yield Finding(f"memory id {quoted(memory.id)} is also the id of {_other_files(memory.rel, files, others)}", line, col)
 
 
-def _supersedes_cycle(start: str, edges: dict[str, list[str]]) -> list[str] | None:
-    """The shortest cycle of supersedes links through ``start``, as ids from start back to start."""
-    paths = [[start]]
-    seen = {start}
-    while paths:
+NAMED_FILES = 3  # M214 names this many other files at most, and counts the rest
+
+
+def _other_files(own: str, files: list[str], others: int) -> str:
+    """The first :data:`NAMED_FILES` of ``files`` other than ``own``, and how many more there are
+    (a message stays short however many files share an id, and is made without reading them all)."""
+    named = [rel for rel in files[: NAMED_FILES + 1] if rel != own][:NAMED_FILES]
+    more = others - len(named)
+    if more <= 0:
+        return ", ".join(named)
+    return f"{', '.join(named)} and {more} other file{'s' if more > 1 else ''}"
+
+
+CYCLE_SEARCH_LINKS = 64  # links followed at most when looking for the shortest cycle through a memory
+SHOWN_CYCLE_IDS = 8  # a longer cycle is shown by its first and last ids
+
+
+def _supersedes_cycle(start: str, edges: dict[str, list[str]], loop: frozenset[str]) -> list[str] | None:
+    """The shortest cycle of supersedes links through ``start``, as ids from start back to start,
+    searched within its ``loop`` (no other id is on a cycle through it); None when it is not found
+    within :data:`CYCLE_SEARCH_LINKS` links, so that each memory costs a bounded search."""
+    came_from: dict[str, str | None] = {start: None}
+    frontier = [start]
+    followed = 0
+    while frontier:
         following = []
-        for path in paths:
-            for target in edges.get(path[-1], []):
+        for node in frontier:
+            for target in edges.get(node, ()):
+                followed += 1
+                if followed > CYCLE_SEARCH_LINKS:
+                    return None
                 if target == start:
-                    return [*path, start]
-                if target not in seen:
-                    seen.add(target)
-                    following.append([*path, target])
-        paths = following
+                    return [*_path_to(node, came_from), start]
+                if target in loop and target not in came_from:
+                    came_from[target] = node
+                    following.append(target)
+        frontier = following
     return None
+
+
+def _path_to(node: str, came_from: dict[str, str | None]) -> list[str]:
+    """The ids from the search's start to ``node``."""
+    path = [node]
+    while (step := came_from[path[-1]]) is not None:
+        path.append(step)
+    return path[::-1]
+
+
+def _shown_cycle(cycle: list[str]) -> str:
+    """``a -> b -> a``; a cycle of more than :data:`SHOWN_CYCLE_IDS` ids by its first five and last
+    two, with the count of those left out."""
+    if len(cycle) <= SHOWN_CYCLE_IDS:
+        return " -> ".join(cycle)
+    return " -> ".join([*cycle[:5], f"... ({len(cycle) - 7} more)", *cycle[-2:]])
 
 
 @rule("M215", "supersedes-cycle", kind=KIND)
@@ -815,7 +867,16 @@ def supersedes_cycle(memory: Memory, ctx):
     ## Fix
     Decide which memory is current and remove the `supersedes` link that points back.
     """
-    cycle = _supersedes_cycle(memory.id, index_for(ctx.file.engine).supersedes)
-    link = cycle and next((x for x in memory.links if x.type == "supersedes" and x.target == cycle[1]), None)
+    index = index_for(ctx.file.engine)
+    loop = index.loop_of(memory.id)
+    if loop is None:
+        return
+    cycle = _supersedes_cycle(memory.id, index.supersedes, loop)
+    if cycle is not None:
+        link = next((x for x in memory.links if x.type == "supersedes" and x.target == cycle[1]), None)
+        shown = _shown_cycle(cycle)
+    else:  # a loop too large to search: this memory's link into it, and the loop's size
+        link = next((x for x in memory.links if x.type == "supersedes" and isinstance(x.target, str) and x.target in loop), None)
+        shown = f"{memory.id} -> {link.target} -> ... -> {memory.id} ({len(loop)} memories supersede one another)" if link else ""
     if link:  # (a file that shares the id of a memory in the cycle, without the link, is M214's)
-        yield Finding(f"supersedes cycle: {' -> '.join(cycle)}", link.line, link.col)
+        yield Finding(f"supersedes cycle: {shown}", link.line, link.col)
