@@ -89,6 +89,16 @@ def _brief_and_diagnostics(engine, rel: str, source=None):
     return brief, diagnostics, ctx.source
 
 
+def _not_a_brief(engine, rel: str, source) -> str:
+    """Why ``rel`` is not validated: what its content lacks, and how to claim it as a brief anyway."""
+    from pytest_citations.kinds.briefs import KIND, not_a_brief_because
+
+    options = engine.config.kinds[KIND.name].options
+    because = not_a_brief_because(source.text, options["claim-sections"], options["references-heading"])
+    return (f"{rel} is not a brief: {because}; to check it as a brief whatever it holds, claim it with "
+            f"include = [\"{rel}\"] under [tool.citations.kinds.briefs]")
+
+
 def evaluate(brief, diagnostics, attempt: int = 1) -> dict:
     """Spec §3's report, with per-bullet reasons and §3.2's decision."""
     from pytest_citations.kinds.briefs import ABSTAIN_MARKER
@@ -287,7 +297,7 @@ def run_brief(args: argparse.Namespace) -> int:
         print(f"citations: error: {rel}: {exc.message}", file=sys.stderr)
         return EXIT_ERROR
     if brief is None:
-        print(f"citations: error: {rel} is not a brief: it lacks the claim-section and References headings", file=sys.stderr)
+        print(f"citations: error: {_not_a_brief(engine, rel, source)}", file=sys.stderr)
         return EXIT_ERROR
     report = evaluate(brief, diagnostics, args.attempt)
     if args.fix:

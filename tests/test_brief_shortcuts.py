@@ -1,5 +1,5 @@
 """More shortcuts of brief checking, each against the plain way of computing the same thing: the
-heading scan (a newline-led pattern) against the multi-line ``^`` pattern, on the fixtures, the
+heading scan (a newline-led pattern) against a line-by-line reading, on the fixtures, the
 hostile corpus, real Markdown files and generated texts; and the quality rules' cheaper tests
 (B331's sum, B333's first word, B334's label text) against what they replace; chunk texts held in
 memory against the store's query for each."""
@@ -20,12 +20,26 @@ from pytest_citations.kinds import briefs
 from pytest_citations.rules import brief_quality
 from pytest_citations.rules import briefs as brief_rules
 
-PLAIN_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(?P<text>.+?)[ \t#]*$", re.M)
+ATX_LINE = re.compile(r" {0,3}#{1,6}[ \t]+(?P<text>.+?)[ \t#]*", re.S)
+SETEXT_TEXT = re.compile(r" {0,3}(?![-+*][ \t]|[0-9]{1,9}[.)][ \t]|>)[^ \t].*", re.S)
+UNDERLINE = re.compile(r" {0,3}(?:=+|-+)[ \t]*\r?")
 
 
 def plain_headings(text: str) -> list[tuple[str, int]]:
-    """(normalized text, 1-based line) of every ATX heading, by the multi-line pattern."""
-    return [(briefs._norm(m.group("text")), text.count("\n", 0, m.start()) + 1) for m in PLAIN_HEADING.finditer(text)]
+    """(compared text, 1-based line) of every ATX and setext heading, line by line: an ATX line,
+    or a line of text (no list item or quote) whose next line is an underline of ``=`` or ``-``."""
+    lines = text.split("\n")
+    found = []
+    index = 0
+    while index < len(lines):
+        atx = ATX_LINE.fullmatch(lines[index])
+        if atx:
+            found.append((briefs.heading_key(atx.group("text")), index + 1))
+        elif index + 1 < len(lines) and SETEXT_TEXT.fullmatch(lines[index]) and UNDERLINE.fullmatch(lines[index + 1]):
+            found.append((briefs.heading_key(lines[index]), index + 1))
+            index += 1
+        index += 1
+    return found
 
 
 def assert_headings_read_the_same(text: str) -> None:
@@ -71,6 +85,15 @@ HEADING_PIECES = [
     " #",
     "\x0b",
     "\u2028",
+    "===",
+    "---",
+    "-",
+    "- ",
+    "> ",
+    "1. ",
+    "**",
+    ":",
+    "📈",
 ]
 
 
@@ -94,7 +117,9 @@ def test_headings_of_generated_texts_read_the_same(text):
 
 
 @pytest.mark.parametrize(
-    "text", ["# a", "\n# a", "# a\n", "a\n   # b #\n#\tc\n", "#a\n# \n#  #\n", "x # a\n## b ##  \n", "    # code\n"]
+    "text", ["# a", "\n# a", "# a\n", "a\n   # b #\n#\tc\n", "#a\n# \n#  #\n", "x # a\n## b ##  \n", "    # code\n",
+             "a\n===\n", "a\n---\nb\n-\n", "- a\n---\n", "> a\n===\n", "1. a\n---\n", "    a\n---\n", "# a\n---\n",
+             "a\n= =\n", "a\n---x\n", "\n===\n", "a\r\n---\r\n"]
 )
 def test_headings_of_tricky_texts_read_the_same(text):
     assert_headings_read_the_same(text)

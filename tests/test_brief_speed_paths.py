@@ -46,7 +46,7 @@ def full_parser():
 
 def summary(brief: briefs.Brief) -> tuple:
     """Everything :func:`briefs.read_brief` found, in comparable form."""
-    entries = [(e.number, e.line, e.col, e.text, e.match.groupdict() if e.match else None) for e in brief.entries]
+    entries = [(e.number, e.line, e.col, e.text, e.reference, e.problem) for e in brief.entries]
     references = (brief.references.title, brief.references.line) if brief.references else None
     return brief.sections, brief.missing_sections, references, entries, brief.swallowed
 
@@ -463,13 +463,14 @@ TRICKY_LINES = [
 ]
 
 
-READ_TYPES = ("heading_open", "inline", "list_item_open", "list_item_close")  # what read_brief reads
+HELD = ("inline", "html_block", "fence", "code_block")  # the types whose content read_brief reads
+READ_TYPES = ("heading_open", "list_item_open", "list_item_close", *HELD)  # what read_brief reads
 
 
 def block_view(tokens) -> list[tuple]:
     """Type, lines and content of each token of a type :func:`briefs.read_brief` reads, and a
     heading's tag (its level decides where its section ends)."""
-    return [(t.type, t.map if not t.type.endswith("_close") else None, t.content if t.type == "inline" else "",
+    return [(t.type, t.map if not t.type.endswith("_close") else None, t.content if t.type in HELD else "",
              t.tag if t.type == "heading_open" else "")
             for t in tokens if t.type in READ_TYPES]
 

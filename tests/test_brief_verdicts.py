@@ -471,12 +471,38 @@ def test_one_finding_per_numbering_problem(numbers, expected):
 
 # -- hostile briefs ------------------------------------------------------------------------------------------------
 
+MALFORMED = 'References entry [{}] does not follow `[N] Publisher. "Title". Published <date>. <URL>`: '
 HOSTILE_BRIEFS = [
     ("brief-claim-syntax.md", [
         (1, 1, "B317", "claim section 'Minority View' is missing"),
         (1, 1, "B317", "claim section 'What to Watch' is missing"),
         (4, 69, "B306", "[2026] is read as the link reference definition [2026]: on line 20, not as a citation marker"),
-        (7, 32, "B306", "[2026] is read as the link reference definition [2026]: on line 20, not as a citation marker"),
+        (7, 32, "B306", "[2026] is read as part of an autolink (a URL in angle brackets), not as a citation marker"),
+    ]),
+    ("brief-block-bullets.md", [
+        (1, 1, "B317", "claim section 'Minority View' is missing"),
+        (1, 1, "B317", "claim section 'What to Watch' is missing"),
+        (2, 1, "B301", "claim bullet has no citation marker [N]"),  # an HTML block
+        (4, 1, "B301", "claim bullet has no citation marker [N]"),
+        (4, 15, "B306", "[7] is read as part of an HTML tag, not as a citation marker"),
+        (5, 1, "B301", "claim bullet has no citation marker [N]"),  # CDATA shows nothing, yet it is no comment
+        (7, 1, "B301", "claim bullet has no citation marker [N]"),  # a blockquote of HTML
+        (11, 1, "B301", "claim bullet has no citation marker [N]"),  # a [1] in code is no citation
+        (16, 2, "B301", "claim bullet has no citation marker [N]"),  # a tab-indented item
+        (18, 1, "B301", "claim bullet has no citation marker [N]"),
+        (18, 22, "B306", "[7] is read as part of an autolink (a URL in angle brackets), not as a citation marker"),
+    ]),
+    ("brief-formatted-headings.md", [  # headings with emoji, numbers, bold, colons and setext underlines
+        (5, 1, "B301", "claim bullet has no citation marker [N]"),
+        (10, 1, "B301", "claim bullet has no citation marker [N]"),
+        (11, 1, "B301", "claim bullet has no citation marker [N]"),  # a [1] in a <script> is no citation
+        (24, 1, "B305", MALFORMED.format(2) + "'30 Feb 2026' is not a date of the calendar"),
+        (25, 1, "B303", "References entry [3] is never cited"),
+        (25, 1, "B305", MALFORMED.format(3) + "the title's opening quote is never closed"),
+        (26, 1, "B303", "References entry [4] is never cited"),
+        (26, 1, "B305", MALFORMED.format(4) + "the publisher 'Reuters' does not end with a period"),
+        (27, 1, "B303", "References entry [5] is never cited"),
+        (27, 1, "B305", MALFORMED.format(5) + "text after the URL: '(archived)' (only [Paywall] and [Monitor-only source] may follow it)"),
     ]),
     ("brief-deep-headings.md", [
         (1, 1, "B317", "claim section 'Minority View' is missing"),
@@ -598,11 +624,12 @@ def test_numbering_of_many_entries_is_checked_fast():
 
 @pytest.mark.parametrize("path", sorted(PROJECT.joinpath("fixtures").rglob("*.md")) + sorted((TESTS / "hostile").glob("*.md")),
                          ids=lambda p: p.name)
-def test_a_headings_level_is_its_number_of_hashes(path):
+def test_a_headings_level_is_its_number_of_hashes_or_its_underline(path):
     text = path.read_bytes().decode("utf-8", "replace")
-    lines = text.split("\n")
+    lines = [*text.split("\n"), ""]
     for _, line, level in briefs.headings(text):
-        assert lines[line - 1].lstrip(" ").startswith("#" * level + " ") or lines[line - 1].lstrip(" ").startswith("#" * level + "\t")
+        atx = lines[line - 1].lstrip(" ").startswith(("#" * level + " ", "#" * level + "\t"))
+        assert atx or lines[line].strip(" \t")[:1] == ("=" if level == 1 else "-")
 
 
 def test_heading_heavy_heads_and_reports_are_read_in_linear_time():

@@ -15,13 +15,21 @@ from pytest_citations.engine import Engine
 BRIEF_REPO = PROJECT / "fixtures" / "brief-repo"
 CLAIM = 'no stored citation objects: no sidecar briefs/invalid.citations.json and no synthesis for this brief in an evidence store'
 EXPECTED = [
+    ("briefs/blocks.md", 4, 1, "B301", "claim bullet has no citation marker [N]"),  # an HTML block
+    ("briefs/blocks.md", 5, 1, "B301", "claim bullet has no citation marker [N]"),  # after an HTML comment
+    ("briefs/blocks.md", 9, 1, "B301", "claim bullet has no citation marker [N]"),  # a code block
     ("briefs/invalid.md", 1, 1, "B317", "claim section 'What to Watch' is missing"),
     ("briefs/invalid.md", 2, 1, "B301", "claim bullet has no citation marker [N]"),
     ("briefs/invalid.md", 5, 1, "B301", "claim bullet has no citation marker [N]"),
     ("briefs/invalid.md", 9, 85, "B307", CLAIM),
     ("briefs/invalid.md", 13, 1, "B301", "claim bullet has no citation marker [N]"),
     ("briefs/invalid.md", 17, 1, "B304", "References entry [99] leaves a gap: expected [1]"),
-    ("briefs/invalid.md", 17, 1, "B305", 'References entry [99] does not follow `[N] Publisher. "Title". Published <date>. <URL>`'),
+    ("briefs/invalid.md", 17, 1, "B305",
+     'References entry [99] does not follow `[N] Publisher. "Title". Published <date>. <URL>`: it ends in no http(s) URL'),
+    # formatted headings, References rendered with curly quotes, other dates and links, [2] linking another site
+    ("briefs/mislinked.md", 19, 1, "B336", "References entry [2] links to www.bloomberg.com "
+     "(https://www.bloomberg.com/news/articles/2026-02-10/fed-holds-rates), but its stored citation object's url is on "
+     "www.reuters.com (https://www.reuters.com/markets/us/fed-holds-rates-steady-2026-02-10/)"),
     ("briefs/subsections.md", 6, 1, "B301", "claim bullet has no citation marker [N]"),  # under the sub-heading ### Growth
     ("briefs/subsections.md", 21, 1, "B304", "References entry [1] comes after [2]: sort by citation number"),  # one for the swap
 ]
@@ -35,7 +43,9 @@ def test_brief_repo_exact(tmp_path):
     root = tmp_path / "repo"
     shutil.copytree(BRIEF_REPO, root)
     report = Engine.load(root).check([root])
-    assert report.files == ["briefs/invalid.md", "briefs/subsections.md", "briefs/valid.md"]  # the README is not a brief
+    assert report.files == [  # the README is not a brief
+        "briefs/blocks.md", "briefs/invalid.md", "briefs/mislinked.md", "briefs/subsections.md", "briefs/valid.md",
+    ]
     assert _found(root) == EXPECTED
 
 
@@ -110,7 +120,7 @@ def test_front_ends_agree(pytester, capsys):
     expected, (from_pytest, result) = assert_front_ends_agree(pytester, capsys, "brief-repo", len(EXPECTED))
     assert expected == {(f"brief-repo/{p}", line, col, code, msg) for p, line, col, code, msg in EXPECTED}
     assert from_pytest == expected
-    result.assert_outcomes(passed=1, failed=2)
+    result.assert_outcomes(passed=1, failed=4)
 
 
 def _validate(argv, capsys):

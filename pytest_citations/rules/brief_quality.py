@@ -13,7 +13,8 @@ from collections import Counter
 from types import SimpleNamespace
 from typing import Any
 
-from pytest_citations.kinds.briefs import ABSTAIN_SECTIONS, Brief, Bullet, chunk_text
+from pytest_citations.diagnostics import quoted
+from pytest_citations.kinds.briefs import ABSTAIN_SECTIONS, Brief, Bullet, chunk_text, heading_key
 from pytest_citations.rules import Finding, Option, rule
 from pytest_citations.rules.briefs import _brief, _doc, _files, _objects
 from pytest_citations.timestamps import parse_iso_8601
@@ -45,6 +46,14 @@ NUMERIC = (
 NAMES = [
     r"S&P\s*500", r"Nasdaq[- ]100", r"Russell\s*2000", r"FTSE\s*(?:100|250)", r"Stoxx\s*600", r"Euro\s*Stoxx\s*50",
     r"DAX\s*40", r"Nikkei\s*225", r"CAC\s*40", r"\bG-?(?:7|8|10|20)\b", r"COVID-19", r"\b401\(k\)",
+    # the number of a statute, rule, form or part: Section 230, § 512, Rule 10b-5, Article 50, Chapter 11, Form 10-K
+    r"(?:\b(?:Sections?|Sec\.|Articles?|Art\.|Rules?|Chapters?|Title|Part|Regulation|Reg\.|Form|Schedule|Amendment)|§§?)\s*\d[\w./()-]*",
+    # an ordinal naming a court, an amendment or a district: the 2nd Circuit, the 9th Cir., the 1st Amendment
+    r"\b\d{1,3}(?:st|nd|rd|th)\s+(?:Circuit|Cir\.|Amendment|District|Dist\.|Congress)",
+    # an instrument's tenor: the 10-year Treasury, the 2-year note, the 30-year fixed mortgage (2s10s is no number already)
+    r"\b\d{1,2}[- ](?:year|yr|month|week)[- ](?:(?:fixed(?:-rate)?|government|sovereign|benchmark|inflation-linked|zero-coupon)\s+)?"
+    r"(?:Treasur(?:y|ies)|T-?bills?|T-?notes?|notes?|bonds?|gilts?|Bunds?|JGBs?|yields?|swaps?|mortgages?|rates?|bills?"
+    r"|breakevens?|paper|futures)\b",
 ]
 POLICY_PATTERNS = [
     r"\bFed\b(?!\s+up\b)",
@@ -367,14 +376,18 @@ def _pack(counts: list[tuple[str, int]], **extra: Any) -> dict:
         "credible-tiers": Option(list, [1, 2], "tiers that alone support a numeric/time claim", items=int),
         "min-independent": Option(int, 2, "independent sources (distinct publishers) that support it otherwise"),
         "calendar-tag": Option(str, "event_calendar", "registry tag of official calendars: What to Watch bullets citing one are exempt"),
-        "non-numeric-names": Option(list, NAMES, "regexes of names whose digits state no number (S&P 500, G7)", items=str),
+        "non-numeric-names": Option(list, NAMES, "regexes of names whose digits state no number (S&P 500, G7, Section 230, "
+                                    "the 2nd Circuit, the 10-year Treasury)", items=str),
     },
 )
 @_doc(
     "Reports a claim bullet stating a number, a percentage, a quarter (`Q4`), a month-day date or a\n"
     "year whose citations include no Tier 1-2 source and fewer than two independent sources (distinct\n"
     "publishers). Spec §3.1. `may`, `March` alone and `Q&A` are not numbers; nor are the digits of\n"
-    "names such as `S&P 500` or `G7` (setting `non-numeric-names`). Only the claim's words count: a\n"
+    "names (setting `non-numeric-names`): indexes and groups (`S&P 500`, `G7`), statutes, rules and forms\n"
+    "(`Section 230`, `§ 512`, `Rule 10b-5`, `Form 10-K`), ordinals naming a court or an amendment (`the 2nd\n"
+    "Circuit`, `the 1st Amendment`) and instruments' tenors (`the 10-year Treasury`, `the 2-year note`); a\n"
+    "figure beside them still is (`the 10-year yield rose to 4.5%`). Only the claim's words count: a\n"
     "link's text does, its destination and title do not, nor an image, an autolink or bare URL, a\n"
     "reference label, an HTML tag or comment, or a code span. A What to Watch bullet citing a\n"
     "registry source tagged `event_calendar` (setting `calendar-tag`) states a scheduled date and is\n"
@@ -410,7 +423,7 @@ def numeric_claim_uncorroborated(brief: Brief, ctx):
         tiers = "-".join(str(t) for t in sorted(options["credible-tiers"]))
         yield _bullet_at(
             bullet,
-            f"numeric/time claim ({kind} {shown!r}) needs a Tier {tiers} citation or {options['min-independent']} "
+            f"numeric/time claim ({kind} {quoted(shown)}) needs a Tier {tiers} citation or {options['min-independent']} "
             f"independent sources; it cites {_describe(brief, cited)}: {INSUFFICIENT_CREDIBLE}",
         )
 
@@ -492,7 +505,7 @@ def policy_claim_without_tier_1(brief: Brief, ctx):
         available = available_by_tags[tuple(tags)]
         if not available:
             continue
-        why = ", ".join(f"{t} ({found[t]!r})" if found[t] else t for t in tags)
+        why = ", ".join(f"{t} ({quoted(found[t])})" if found[t] else t for t in tags)
         yield _bullet_at(
             bullet,
             f"policy claim [{why}, from the {origin}] cites no Tier 1 source while the evidence pack holds "
@@ -732,7 +745,7 @@ def pack_publisher_dominance(brief: Brief, ctx):
     for publisher, count in sorted(view["publishers"].items(), key=lambda item: (-item[1], item[0])):
         share = 100.0 * count / view["total"]
         if share > limit:
-            yield Finding(f"{view['name']}: publisher {publisher!r} holds {count} of {view['total']} chunks "
+            yield Finding(f"{view['name']}: publisher {quoted(publisher)} holds {count} of {view['total']} chunks "
                           f"({_pct(share)}), over {_pct(limit)}")
 
 
@@ -1049,7 +1062,7 @@ def uncertainty_marker_overstates(brief: Brief, ctx):
                 wrong = [(n, c) for n, c in bullet_citations(brief, bullet) if tier_of(brief, c) not in tiers]
                 if wrong:
                     admitted = ", ".join(str(t) for t in sorted(tiers))
-                    yield _bullet_at(bullet, f"uncertainty marker {phrase!r} admits Tier {admitted} sources; "
+                    yield _bullet_at(bullet, f"uncertainty marker {quoted(phrase)} admits Tier {admitted} sources; "
                                              f"the bullet cites {_describe(brief, wrong)}")
                 break
 
@@ -1132,7 +1145,7 @@ def abstaining_report_incomplete(brief: Brief, ctx):
     sections = brief.memo.get("abstain_sections", {})
     wanted = [*ABSTAIN_SECTIONS, ctx.kind_options.get("references-heading", "References")]
     for title in wanted:
-        key = " ".join(title.casefold().split())
+        key = heading_key(title)
         if key not in sections:
             yield Finding(f"abstaining report lacks the section '{title}'", 1, 1)
         elif not sections[key][1]:

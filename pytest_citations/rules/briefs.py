@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import bisect
 import operator
+import re
 from typing import Any
 
-from pytest_citations.diagnostics import Severity
+from pytest_citations.diagnostics import Severity, quoted
 from pytest_citations.kinds.briefs import REQUIRED_FIELDS, Brief, sidecar_candidates
 from pytest_citations.rules import Finding, rule
 from pytest_citations.timestamps import parse_iso_8601
@@ -143,12 +144,14 @@ def _at(marker, message: str) -> Finding:
 @rule("B301", "uncited-bullet", kind=KIND)
 @_doc(
     "Reports a bullet in a claim section (Prevailing View, Counterarguments, Minority View, What to\n"
-    "Watch) with no `[N]` citation marker. A bullet that is one of spec §6's abstain markers, such as\n"
-    "`[Insufficient evidence to assess this claim]`, needs none. Markers in code spans, links and HTML\n"
-    "comments do not count; only ASCII digits make a marker.",
+    "Watch) with no `[N]` citation marker. Every list item that shows something is a bullet, whatever\n"
+    "block it is written as: a paragraph, an HTML block (`- <div>...</div>`, `- <!-- note --> ...`), a\n"
+    "blockquote, a heading, a code block. A bullet that is one of spec §6's abstain markers, such as\n"
+    "`[Insufficient evidence to assess this claim]`, needs none. Markers in code spans, code blocks,\n"
+    "links and HTML comments do not count; only ASCII digits make a marker.",
     "The contract's absolute requirement: every claim bullet cites at least one stored evidence chunk.\n"
     "An uncited claim is one the reader cannot verify.",
-    _files(_brief("- The Fed held rates.\n- Markets expect a cut. `[1]`"), _sidecar(), registry=True),
+    _files(_brief("- The Fed held rates.\n- Markets expect a cut. `[1]`\n- <div>Markets fell 2%.</div>"), _sidecar(), registry=True),
     _GOOD,
     "Cite the evidence after the claim (`[1]`), or replace the bullet with an abstain marker\n"
     "(`[Insufficient evidence to support this claim]`); `citations brief validate --fix` does the latter.",
@@ -289,19 +292,26 @@ def _wrong_places(entries: list) -> dict[int, str]:
 @_doc(
     "Reports a References entry that does not follow spec §7.2:\n"
     '`[N] Publisher. "Title". Published <date>. <URL>`, optionally followed by `[Paywall]` and\n'
-    "`[Monitor-only source]`. The date may be left out (calendar entries) and may be written without\n"
-    '"Published" (`Feb 10, 2026.`, as in §10); the URL must be an `http(s)` URL.',
+    "`[Monitor-only source]`, and says which part failed: no URL at the end (or text after it), no\n"
+    "title in double quotes (or one never closed), no publisher ending in a period before it, or a date\n"
+    "that is none. The spec fixes no date format: a month's name with the day before or after it\n"
+    "(`Feb 10, 2026`, `10 February 2026`, `Feb. 10 2026`), an ISO 8601 date or date-time (`2026-02-10`,\n"
+    "the citation's own `2026-02-10T14:00:00Z`) and `2026/02/10`, `10/02/2026` are dates; the date may\n"
+    'be left out (calendar entries) and written without "Published" (`Feb 10, 2026.`, as in §10). Curly\n'
+    "quotes (`“Title”`), emphasis around the publisher or title (`*\"Title\"*`) and a URL written as a\n"
+    "Markdown link (`[https://...](https://...)`) or an autolink (`<https://...>`) are read too.",
     "A reference without a URL or title cannot be followed by the reader, and tools that render or\n"
     "check the brief cannot read it.",
     _files(_brief("- The Fed held rates. [1]", '[1] Anonymous. "Insider Fed leak". <no URL>')),
     _files(_brief("- The Fed held rates. [1]")),
-    'Write the entry as `[N] Publisher. "Title". Published Feb 10, 2026. https://...`.',
+    'Write the entry as `[N] Publisher. "Title". Published Feb 10, 2026. https://...`; the message says\n'
+    "which part to mend.",
 )
 def malformed_reference(brief: Brief, ctx):
     for entry in brief.entries:
-        if entry.match is None:
+        if entry.problem is not None:
             yield Finding(
-                f'References entry [{entry.number}] does not follow `[N] Publisher. "Title". Published <date>. <URL>`',
+                f'References entry [{entry.number}] does not follow `[N] Publisher. "Title". Published <date>. <URL>`: {entry.problem}',
                 entry.line, entry.col,
             )
 
@@ -310,7 +320,9 @@ def malformed_reference(brief: Brief, ctx):
 @_doc(
     "Reports a `[N]` in a claim bullet that Markdown reads as a link, not a citation marker: most often\n"
     "because a link reference definition such as `[1]: https://...` exists in the file, which turns\n"
-    "every `[1]` into a link to it.",
+    "every `[1]` into a link to it. A `[N]` inside a link's text or destination, an autolink\n"
+    "(`<https://x.example/[1]>`), an image or an HTML tag's attributes is reported too. The message\n"
+    "says what Markdown read the `[N]` as, and names a definition only when one made the link.",
     "The bullet looks cited, but its marker is gone from the rendered brief and from any tool that\n"
     "reads the Markdown; the claim passes review uncited.",
     _files(
@@ -318,7 +330,8 @@ def malformed_reference(brief: Brief, ctx):
         "[1]: https://www.federalreserve.gov/a.htm\n"
     ),
     _files(_brief("- The Fed held rates. [1]")),
-    'Write References entries in §7.2 form (`[1] Publisher. "Title". ... URL`), not as link definitions.',
+    'Write References entries in §7.2 form (`[1] Publisher. "Title". ... URL`), not as link definitions;\n'
+    "write a marker after a link, autolink or HTML tag, not inside it.",
 )
 def marker_swallowed_by_link(brief: Brief, ctx):
     for marker, why in brief.swallowed:
@@ -413,13 +426,13 @@ def citation_not_in_store(brief: Brief, ctx):
     for number, citation, marker in objects:
         doc_id, chunk_id = citation.get("doc_id"), citation.get("chunk_id")
         if isinstance(doc_id, str) and doc_id and not store.has_document(doc_id):
-            yield _at(marker, f"citation [{number}]: doc_id {doc_id!r} is not in the evidence store {store.rel}")
+            yield _at(marker, f"citation [{number}]: doc_id {quoted(doc_id)} is not in the evidence store {store.rel}")
         if isinstance(chunk_id, str) and chunk_id:
             owner = store.chunk_document(chunk_id)
             if owner is None:
-                yield _at(marker, f"citation [{number}]: chunk_id {chunk_id!r} is not in the evidence store {store.rel}")
+                yield _at(marker, f"citation [{number}]: chunk_id {quoted(chunk_id)} is not in the evidence store {store.rel}")
             elif isinstance(doc_id, str) and owner != doc_id:
-                yield _at(marker, f"citation [{number}]: chunk_id {chunk_id!r} belongs to document {owner!r}, not {doc_id!r}")
+                yield _at(marker, f"citation [{number}]: chunk_id {quoted(chunk_id)} belongs to document {quoted(owner)}, not {quoted(doc_id)}")
 
 
 @rule("B310", "evidence-store-not-configured", kind=KIND, severity=Severity.WARNING)
@@ -445,24 +458,30 @@ def evidence_store_not_configured(brief: Brief, ctx):
 @rule("B311", "unknown-source-id", kind=KIND)
 @_doc(
     "Reports a citation whose `source_id` is not an `id` in the source registry\n"
-    "(`source_registry.yaml` at the repository root, or the `registry` setting), and warns when there\n"
-    "is no registry to check against.",
+    "(`source_registry.yaml` at the repository root, or the `registry` setting), and, once per brief,\n"
+    "a brief whose citations name sources while that registry file does not exist: nothing the\n"
+    "registry decides (source ids, URLs, tiers, paywall policies) can then be checked.",
     "Tiers, tags and paywall policy all come from the registry: a source it does not list has none,\n"
     "so none of the contract's quality rules can apply to it.",
     _files(_brief("- The Fed held rates. [1]"), _sidecar(source="fed_blog"), registry=True),
     _GOOD,
-    "Use the registry's id for the source, or add the source to the registry.",
+    "Use the registry's id for the source, or add the source to the registry; without a registry, add\n"
+    "one, or point the `registry` setting at it.",
 )
 def unknown_source_id(brief: Brief, ctx):
     objects = list(_objects(brief))
     if brief.registry is None:
         if objects and any(isinstance(c.get("source_id"), str) for _, c, _ in objects):
-            yield _at(objects[0][2], f"no source registry {brief.registry_rel}: source_id values are not checked")
+            yield _at(objects[0][2], (
+                f"the source registry {brief.registry_rel} does not exist, so no citation's source_id, URL, tier or "
+                "paywall policy can be checked: add it at the repository root, or set registry under "
+                "[tool.citations.kinds.briefs] to the file that lists the sources"
+            ))
         return
     for number, citation, marker in objects:
         source_id = citation.get("source_id")
         if isinstance(source_id, str) and source_id and source_id not in brief.registry.sources:
-            yield _at(marker, f"citation [{number}]: source_id {source_id!r} is not in {brief.registry.rel}")
+            yield _at(marker, f"citation [{number}]: source_id {quoted(source_id)} is not in {brief.registry.rel}")
 
 
 @rule("B312", "url-registry-mismatch", kind=KIND)
@@ -497,7 +516,7 @@ def url_registry_mismatch(brief: Brief, ctx):
             listed = f"the registry URL of {source.id} ({source.url})" if isinstance(source.url, str) else f"the registry entry of {source.id}"
             if source.article_hosts:
                 listed += f" nor its article_hosts ({', '.join(source.article_hosts)})"
-            yield _at(marker, f"citation [{number}]: url {url} does not match {listed}{_how_to_match(url, source, mode, brief.registry.rel)}")
+            yield _at(marker, f"citation [{number}]: url {quoted(url, plain=True)} does not match {listed}{_how_to_match(url, source, mode, brief.registry.rel)}")
 
 
 def _how_to_match(url: str, source, mode: str, registry_rel: str) -> str:
@@ -537,7 +556,7 @@ def invalid_citation_timestamp(brief: Brief, ctx):
                 continue  # B308 reports a missing field
             moments[key] = parse_iso_8601(value)
             if moments[key] is None:
-                yield _at(marker, f"citation [{number}]: {key} {value!r} is not an ISO 8601 date-time")
+                yield _at(marker, f"citation [{number}]: {key} {quoted(value)} is not an ISO 8601 date-time")
         published, fetched = moments.get("published_at"), moments.get("fetched_at")
         if published and fetched and fetched < published:
             yield _at(
@@ -580,7 +599,7 @@ def _tag_rule(brief: Brief, tag: str, wants) -> list[Finding]:
     for number, citation, _ in _objects(brief):
         source = brief.registry.sources.get(citation.get("source_id"))
         entry = brief.entry(number)
-        if source is not None and entry is not None and entry.match is not None and wants(source) and tag not in entry.tags:
+        if source is not None and entry is not None and entry.reference is not None and wants(source) and tag not in entry.tags:
             found.append(Finding(f"References entry [{number}] cites {source.id} and lacks the [{tag}] tag", entry.line, entry.col))
     return found
 
@@ -626,6 +645,83 @@ def missing_paywall_tag(brief: Brief, ctx):
 )
 def missing_monitor_only_tag(brief: Brief, ctx):
     yield from _tag_rule(brief, "Monitor-only source", lambda s: s.credibility_tier == 4)
+
+
+@rule("B336", "reference-url-mismatch", kind=KIND)
+@_doc(
+    "Reports a References entry whose URL is not its stored citation object's `url`: a URL on another\n"
+    "site, or another page of the same site. The two are compared as spec normalization compares URLs\n"
+    "(`citations-jsonl-v1.md`: the case of scheme and host, default ports, tracking parameters, the\n"
+    "fragment, a trailing slash), a leading `www.` and the scheme aside. An entry that shortens its URL\n"
+    "with an ellipsis, as spec §7.2 and §10 do (`https://www.federalreserve.gov/...`), must name the\n"
+    "citation's site and begin its URL; `https://...` names none and is not compared. The publisher,\n"
+    "title and date of the entry are not compared (docs/briefs.md says why).",
+    "The validator checks the stored object, but the reader follows the printed URL (spec §11.6: the\n"
+    "user can verify). An entry that links elsewhere sends the reader to a page the claim was never\n"
+    "checked against: a phantom citation in all but name.",
+    _files(_brief("- The Fed held rates. [1]", _REF1.replace("https://www.federalreserve.gov/a.htm", "https://www.reuters.com/a")),
+           _sidecar(), registry=True),
+    _GOOD,
+    "Print the stored citation's URL in the entry, or store the object of the page the entry names.",
+)
+def reference_url_mismatch(brief: Brief, ctx):
+    citations = brief.citations or {}
+    for number in dict.fromkeys(entry.number for entry in brief.entries):
+        entry, citation = brief.entry(number), citations.get(str(number))
+        stored = citation.get("url") if isinstance(citation, dict) else None
+        if entry.url is None or not isinstance(stored, str):
+            continue  # an entry not in §7.2's form is B305's, a missing object B307's, a missing url B308's
+        problem = _reference_url_problem(entry.url, stored)
+        if problem is not None:
+            yield Finding(f"References entry [{number}] {problem}", entry.line, entry.col)
+
+
+def _reference_url_problem(shown: str, stored: str) -> str | None:
+    """How the URL an entry shows differs from its citation's stored URL; None when it does not
+    (or either names no http(s) host: the entry's ``https://...``, a stored url B308/B312 report)."""
+    from pytest_citations.registry import host_of
+
+    elided = shown.endswith(("...", "\u2026"))
+    written = shown.rstrip(".\u2026") if elided else shown
+    shown_host, stored_host = host_of(written), host_of(stored)
+    if shown_host is None or stored_host is None:
+        return None
+    if _site(shown_host) != _site(stored_host):
+        return (f"links to {shown_host} ({quoted(shown, plain=True)}), but its stored citation object's url is on "
+                f"{stored_host} ({quoted(stored, plain=True)})")
+    if elided:
+        if _address_on_site(stored, normalize=False).startswith(_address_on_site(written, normalize=False)):
+            return None
+        return f"links to {quoted(shown, plain=True)}, which does not begin its stored citation object's url {quoted(stored, plain=True)}"
+    if _address_on_site(shown) == _address_on_site(stored):
+        return None
+    return f"links to {quoted(shown, plain=True)}, not to its stored citation object's url {quoted(stored, plain=True)}"
+
+
+def _site(host: str) -> str:
+    """A host without its leading ``www.``: the same site for a reader."""
+    return host[4:] if host.startswith("www.") else host
+
+
+_AUTHORITY = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*")
+
+
+def _address_on_site(url: str, normalize: bool = True) -> str:
+    """What follows a URL's scheme and host (path, query, fragment), after spec normalization
+    (``normalize``, when the URL allows it)."""
+    url = _normalized(url.strip()) if normalize else url.strip()
+    found = _AUTHORITY.match(url)
+    return url[found.end() :] if found else url
+
+
+def _normalized(url: str) -> str:
+    """``url`` under the url-citations spec's normalization; as it is when it is no absolute URL."""
+    from pytest_citations.urls import NotAbsoluteURL, normalize_url
+
+    try:
+        return normalize_url(url)
+    except NotAbsoluteURL:
+        return url
 
 
 # -- parser-reported ------------------------------------------------------------------------------------
