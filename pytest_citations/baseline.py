@@ -2,6 +2,8 @@
 
 Findings are matched by path, code and message, never by line, so moving text around does not
 bring old findings back; each entry carries a count, so a second copy of a known problem is new.
+An internal error (C006: a file not fully checked) is never recorded nor matched: a baseline comes
+with the checkout, and must not let a file pass that was not checked.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from collections import Counter
 from pathlib import Path
 
 from pytest_citations import __version__
+from pytest_citations.suppressions import INTERNAL_ERROR
 
 FORMAT = "pytest-citations-baseline/1"
 
@@ -24,7 +27,7 @@ def _key(diagnostic) -> tuple[str, str, str]:
 
 
 def dumps(diagnostics) -> str:
-    counts = Counter(_key(d) for d in diagnostics)
+    counts = Counter(_key(d) for d in diagnostics if d.code != INTERNAL_ERROR)
     entries = [
         {"path": path, "code": code, "message": message, "count": count}
         for (path, code, message), count in sorted(counts.items())
@@ -57,7 +60,7 @@ def subtract(diagnostics, baseline: dict[str, Counter]) -> list:
     kept = []
     for diagnostic in diagnostics:
         key = (diagnostic.code, diagnostic.message)
-        if remaining[key] > 0:
+        if remaining[key] > 0 and diagnostic.code != INTERNAL_ERROR:
             remaining[key] -= 1
         else:
             kept.append(diagnostic)

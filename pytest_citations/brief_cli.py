@@ -321,7 +321,10 @@ def run_brief(args: argparse.Namespace) -> int:
             removed_bullets=first["removed_bullets"], decision=first["decision"], empty_sections=first["empty_sections"],
             fixed={"edits": len(edits), "stripped_quote_spans": stripped, "bullets_before": first["bullets"]},
         )
-    text = json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+    from pytest_citations.reporters.ci_log import defuse_json
+
+    # the brief's text is quoted in it: defused for a CI log, the same JSON once parsed (reporters/ci_log.py)
+    text = defuse_json(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
     if args.report:
         args.report.write_text(text, encoding="utf-8")
     else:

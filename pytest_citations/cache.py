@@ -444,7 +444,9 @@ class ResultCache:
     def _digest_piece(self, path: str) -> bytes:
         """What :meth:`paths_digest` hashes for one path, once per run (every memory citing a
         file hashes the same piece)."""
-        piece = self._digest_pieces[path] = f"{path}\0{self.fingerprint(path)}\0".encode("utf-8", "surrogateescape")
+        # (surrogatepass: a cited path may hold any lone surrogate, a YAML "\ud800" as well as a name
+        # that is not UTF-8)
+        piece = self._digest_pieces[path] = f"{path}\0{self.fingerprint(path)}\0".encode("utf-8", "surrogatepass")
         return piece
 
     # -- run-wide indexes ----------------------------------------------------------------------

@@ -43,6 +43,9 @@ from typing import Any
 from pytest_citations import sources
 
 EXIT_CLEAN, EXIT_REJECTED, EXIT_USAGE = 0, 1, 2
+# A brief's markers have 1 to 9 digits, as the briefs kind reads them (``[N]`` and sidecar keys):
+# a number from the exchange or the sidecar past that is refused, never computed with.
+MAX_MARKER = 999_999_999
 EVIDENCE_FIELDS = ("source_id", "publisher", "doc_id", "chunk_id", "url", "title", "published_at", "fetched_at")
 _EVIDENCE_TABLES = ("documents", "search_results", "web")
 
@@ -141,6 +144,9 @@ def _import(args: argparse.Namespace) -> int:
             unchanged.append((by_id[obj["id"]], obj, c))
             continue
         if marker is None:
+            if next_free > MAX_MARKER:
+                raise UsageError(f"{sidecar_rel}: the next free marker would be [{next_free}], and a brief's markers have at "
+                                 f"most {len(str(MAX_MARKER))} digits")
             marker, next_free = next_free, next_free + 1
         elif str(marker) in stored:
             held = stored[str(marker)].get("id") if isinstance(stored[str(marker)], dict) else None
@@ -163,16 +169,24 @@ def _import(args: argparse.Namespace) -> int:
 
     for marker, obj, c in imported:
         kind = "quote_span" if "quote_span" in obj else "snippet_span"
-        print(f"imported [{marker}] {obj['id']} from {exchange_rel}:{c.line}:{c.col} ({kind})")
+        _say(f"imported [{marker}] {obj['id']} from {exchange_rel}:{c.line}:{c.col} ({kind})")
     for marker, obj, c in unchanged:
-        print(f"unchanged [{marker}] {obj['id']} from {exchange_rel}:{c.line}:{c.col} (already in {sidecar_rel})")
+        _say(f"unchanged [{marker}] {obj['id']} from {exchange_rel}:{c.line}:{c.col} (already in {sidecar_rel})")
     for item in sorted(rejected, key=lambda r: (r.line, r.col)):
         code = "" if item.code == "import" else f"{item.code} "
-        print(f"rejected {exchange_rel}:{item.line}:{item.col}: {code}{item.message}")
+        _say(f"rejected {exchange_rel}:{item.line}:{item.col}: {code}{item.message}")
     written = f"wrote {len(imported)} citation object{'s' if len(imported) != 1 else ''} to {sidecar_rel}" if imported else (
         f"{sidecar_rel} left unchanged")
     print(f"citations: {written}; {len(unchanged)} already there, {len(rejected)} rejected", file=sys.stderr)
     return EXIT_REJECTED if rejected else EXIT_CLEAN
+
+
+def _say(line: str) -> None:
+    """Print a line of the report on standard output: paths, ids and messages come from the
+    checkout, so what a CI runner would take for a command is defused (``reporters/ci_log.py``)."""
+    from pytest_citations.reporters.ci_log import defuse_text
+
+    print(defuse_text(line))
 
 
 # -- verification: the kind's reading and the A6xx rules, as they are ---------------------------------------------------
@@ -243,9 +257,9 @@ def _markers(raw: dict | None, line: int) -> dict[str, int]:
     if markers is None:
         return {}
     if not isinstance(markers, dict) or not all(
-        isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in markers.values()
+        isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= MAX_MARKER for v in markers.values()
     ):
-        raise UsageError(_where(line, "`markers`") + " must map citation paths to marker numbers from 1")
+        raise UsageError(_where(line, "`markers`") + f" must map citation paths to marker numbers from 1 to {MAX_MARKER}")
     return markers
 
 
@@ -373,6 +387,7 @@ def _registry(engine, rel: str | None):
 def _sidecar(engine, brief_rel: str) -> tuple[str, sources.Source | None, dict[str, Any]]:
     """The sidecar's path, its source when it exists, and its data (``{"citations": {}}`` when new)."""
     from pytest_citations import jsonlines
+    from pytest_citations.diagnostics import quoted
     from pytest_citations.kinds.briefs import sidecar_candidates
 
     root = engine.config.root
@@ -384,7 +399,11 @@ def _sidecar(engine, brief_rel: str) -> tuple[str, sources.Source | None, dict[s
             except (ValueError, RecursionError) as exc:
                 raise UsageError(f"sidecar {candidate}: {jsonlines.error_message(exc, document=True)[0]}") from None
             citations = data.get("citations") if isinstance(data, dict) else None
-            if not isinstance(citations, dict) or not all(k.isdigit() and k.isascii() for k in citations):
+            if not isinstance(citations, dict):
                 raise UsageError(f'sidecar {candidate}: expected {{"citations": {{"1": {{...}}}}}}; fix it before importing')
+            key = next((k for k in citations if not (k.isdigit() and k.isascii() and len(k) <= len(str(MAX_MARKER)))), None)
+            if key is not None:
+                raise UsageError(f"sidecar {candidate}: the key {quoted(key)} is not a marker number (1 to "
+                                 f"{len(str(MAX_MARKER))} digits); fix it before importing")
             return candidate, original, data
     return sidecar_candidates(brief_rel)[0], None, {"citations": {}}

@@ -123,11 +123,18 @@ def build_parser(only_check: bool = False) -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """The ``citations`` command; with ``argv`` None, the program itself (the console script,
     ``python -m pytest_citations``), whose ``check`` starts up without the garbage collector."""
+    from pytest_citations.reporters.ci_log import DefusedStream
+
     if argv is None and sys.argv[1:2] == ["check"] and gc.isenabled():
         _pause_collector()
+    # Standard error carries only messages for people, some quoting file names and settings from
+    # the checkout: defused in one place (standard output is defused by each output's renderer).
+    stderr = sys.stderr = DefusedStream(sys.stderr)
     try:
         return _main(sys.argv[1:] if argv is None else list(argv))
     finally:
+        stderr.drain()
+        sys.stderr = stderr.stream
         _resume_collector()
 
 
@@ -266,6 +273,9 @@ def run_check(args: argparse.Namespace) -> int:
             results = parallel.check(tasks, args.jobs, progress.advance)
     except git_history.ChangesError as exc:
         return _changes_unknown(args, exc)
+    except parallel.WorkerError as exc:  # a file not checked: the run must not pass, as for a C006
+        print(f"citations: error: {exc} while checking files (-j {args.jobs}): the check is incomplete", file=sys.stderr)
+        return EXIT_USAGE
     finally:
         progress.close()
     report = report_of(tasks, results)
@@ -298,8 +308,10 @@ def _report(args: argparse.Namespace, engine: Engine, report, hits: int) -> int:
         files = len(report.files)
         print(f"citations: {files} file{'s' if files != 1 else ''} checked, {hits} from the cache", file=sys.stderr)
     if not selecting:
+        from pytest_citations.reporters._common import safe
+
         for shown in engine.unclaimed(args.paths, args.force_exclude):
-            print(f"citations: warning: {shown} is not checked: no kind claims it (see \"Which files are checked\" "
+            print(f"citations: warning: {safe(shown)} is not checked: no kind claims it (see \"Which files are checked\" "
                   "in docs/configuration.md)", file=sys.stderr)
     if not report.files:
         if selecting:
@@ -310,7 +322,12 @@ def _report(args: argparse.Namespace, engine: Engine, report, hits: int) -> int:
     if args.write_baseline:
         if not _write(args.write_baseline, baseline_module.dumps(report.diagnostics)):
             return EXIT_USAGE
-        print(f"citations: recorded {len(report.diagnostics)} diagnostics in {args.write_baseline}", file=sys.stderr)
+        crashes = sum(d.code == INTERNAL_ERROR for d in report.diagnostics)
+        print(f"citations: recorded {len(report.diagnostics) - crashes} diagnostics in {args.write_baseline}", file=sys.stderr)
+        if crashes:  # a baseline never records one: the file must be checked whole first
+            print(f"citations: error: {crashes} internal error{'s' if crashes != 1 else ''} ({INTERNAL_ERROR}) not "
+                  "recorded: a file that was not fully checked cannot be part of a baseline", file=sys.stderr)
+            return EXIT_USAGE
         return EXIT_CLEAN
 
     output_format = args.format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
@@ -331,9 +348,10 @@ def _report(args: argparse.Namespace, engine: Engine, report, hits: int) -> int:
 
 
 def cache_folder(option: Path | None, engine: Engine) -> Path:
-    """--cache-dir, else $CITATIONS_CACHE_DIR, else the cache-dir setting below the root."""
+    """--cache-dir, else $CITATIONS_CACHE_DIR, else the cache-dir setting below the root. Symlinks
+    are left in the path: the cache refuses one that lies in the checkout (cache.confined_folder)."""
     chosen = option or os.environ.get("CITATIONS_CACHE_DIR")
-    return Path(chosen).resolve() if chosen else engine.config.root / engine.config.cache_dir
+    return Path(os.path.abspath(chosen)) if chosen else engine.config.root / engine.config.cache_dir
 
 
 def _fixer(fixed: dict, refresh: bool):
@@ -363,7 +381,8 @@ def _changes(args: argparse.Namespace):
     """The changes ``--since``, ``--staged`` or ``--affected-by`` name (:class:`selection.Changes`):
     the changed paths of each root, relative to it (git is asked once per root), with the files
     named on the command line, and for ``--since`` and ``--staged`` the text a changed path had
-    at the merge base or at HEAD."""
+    at the merge base or at HEAD. Git is asked only about the checkout's own repository: every file
+    of a root that lies in a repository nested in it counts as changed."""
     from pytest_citations import git_history, selection, sources
 
     found: dict[Path, git_history.Changes] = {}
@@ -379,7 +398,16 @@ def _changes(args: argparse.Namespace):
 
     def changed_for(engine: Engine) -> set[str]:
         paths = {rel for rel in map(engine.relative, named) if rel is not None}
-        return listed(engine).paths | paths if asks_git else paths
+        if not asks_git:
+            return paths
+        changes = listed(engine)
+        if not changes.unlisted:
+            return changes.paths | paths
+        # a root inside a repository nested in the checkout, whose changes git is not asked for:
+        # its settings count as changed, so every file of it is checked
+        if engine.settings_rel() is None:
+            raise git_history.ChangesError(changes.unlisted)
+        return paths | {engine.settings_rel()}
 
     def earlier(engine: Engine, rels: list[str]) -> dict[str, str | None]:
         texts = {}

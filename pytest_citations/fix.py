@@ -3,7 +3,7 @@
 A fix never loses anything it did not mean to change: edits are applied to the decoded text, so
 the BOM, line endings and final newline stay as they were; the file is written through a
 temporary file in the same folder (fsync, original mode, ``os.replace``), and only if its bytes
-on disk are still the ones that were read. A round of fixes that would leave a diagnostic of
+on disk are still the ones that were read and nothing changed it while the new ones were written. A round of fixes that would leave a diagnostic of
 some code more than before it is undone, and fixing stops there.
 
 A kind may also record, after the fixes, what checking established (a kind's ``refresh``: the
@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import os
 import tempfile
-import time
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from pytest_citations import sources
 from pytest_citations.diagnostics import Diagnostic, Fix
@@ -143,45 +142,69 @@ def summary(written: dict[str, FixResult], refresh: bool) -> str:
 
 
 def write_atomic(original: sources.Source, data: bytes) -> None:
-    """Replace ``original``'s file with ``data`` if it still holds the bytes that were read."""
+    """Replace ``original``'s file with ``data`` if it still holds the bytes that were read, and
+    nothing changed it while the new bytes were written (its signature is taken when its bytes are
+    compared, and again right before the new file is moved into place)."""
     target = sources.resolve_inside(original.root, original.rel)
+    before = _signature(target)
     try:
         on_disk = sources.read_bytes(original.root, original.rel, len(original.raw) + 1)
     except sources.SourceError:
         on_disk = None
-    if on_disk != original.raw:
-        raise FileChangedError(f"{original.rel} changed while it was being fixed; nothing was written")
-    replace_atomically(target, data, os.stat(target).st_mode & 0o7777)
+    changed = FileChangedError(f"{original.rel} changed while it was being fixed; nothing was written")
+    if before is None or on_disk != original.raw or _signature(target) != before:
+        raise changed
+    try:
+        replace_atomically(target, data, before.mode & 0o7777, expected=before)
+    except FileChangedError:
+        raise changed from None
 
 
 def create_atomic(root, rel: str, data: bytes) -> None:
-    """Create a new file inside ``root`` the same way a fix writes one."""
-    replace_atomically(sources.resolve_inside(root, rel), data, 0o644)
+    """Create a new file inside ``root`` the same way a fix writes one; FileChangedError, and
+    nothing written, if a file of that name appears meanwhile."""
+    target = sources.resolve_inside(root, rel)
+    try:
+        replace_atomically(target, data, 0o644, expected=None)
+    except FileChangedError:
+        raise FileChangedError(f"{rel} was created by someone else while it was being written; nothing was written") from None
 
 
-STALE_TEMPORARY_SECONDS = 600
+class Signature(NamedTuple):
+    """What tells that a file was changed or replaced: its identity, size, times and mode."""
+
+    device: int
+    inode: int
+    size: int
+    modified: int
+    changed: int
+    mode: int
 
 
-def _remove_stale_temporaries(target) -> None:
-    """Delete temporary files an earlier fix of ``target`` left when its process died mid-write
-    (only regular files of our naming pattern, older than :data:`STALE_TEMPORARY_SECONDS`)."""
-    prefix, now = f".{target.name}.", time.time()
-    with os.scandir(target.parent) as entries:
-        for entry in entries:
-            if not (entry.name.startswith(prefix) and entry.name.endswith(".tmp")):
-                continue
-            try:
-                if entry.is_file(follow_symlinks=False) and now - entry.stat(follow_symlinks=False).st_mtime > STALE_TEMPORARY_SECONDS:
-                    os.unlink(entry.path)
-            except OSError:
-                continue
+def _signature(path) -> Signature | None:
+    """The signature of the file at ``path``; None when there is none."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return Signature(info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_mode)
 
 
-def replace_atomically(target, data: bytes, mode: int, durable: bool = True) -> None:
+ANY_FILE = object()  # replace_atomically(expected=ANY_FILE): whatever is there is replaced
+
+
+def replace_atomically(target, data: bytes, mode: int, durable: bool = True, expected=ANY_FILE) -> None:
     """Write through a temporary file in the target's folder: fsync (unless not ``durable``: a
-    cache may lose its last write to a power cut, a fixed file may not), ``mode``, ``os.replace``."""
-    _remove_stale_temporaries(target)
+    cache may lose its last write to a power cut, a fixed file may not), ``mode``, ``os.replace``.
+
+    With ``expected`` (a :class:`Signature`, or None for no file), the target's signature is
+    compared right before the replace: if it changed while the temporary file was written,
+    FileChangedError and nothing is written. The only file ever removed is the temporary file this
+    call created, when it fails: a file of a temporary's name that this call did not make (one a
+    killed run left, or one committed with the checkout) is never deleted.
+    """
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    made = os.fstat(handle)
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
@@ -189,8 +212,19 @@ def replace_atomically(target, data: bytes, mode: int, durable: bool = True) -> 
                 stream.flush()
                 os.fsync(stream.fileno())
         os.chmod(temporary, mode)
+        if expected is not ANY_FILE and _signature(target) != expected:
+            raise FileChangedError(f"{target} changed while it was being written")
         os.replace(temporary, target)
     except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
+        _remove_if_made(temporary, made)
         raise
+
+
+def _remove_if_made(path: str, made: os.stat_result) -> None:
+    """Delete the temporary file at ``path`` if it is still the one created (same device and inode)."""
+    try:
+        info = os.lstat(path)
+        if (info.st_dev, info.st_ino) == (made.st_dev, made.st_ino):
+            os.unlink(path)
+    except OSError:
+        pass

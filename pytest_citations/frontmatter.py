@@ -12,6 +12,7 @@ import datetime
 import functools
 import math
 import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -363,7 +364,12 @@ def _construct(tag: str, text: str) -> Any:
         digits = digits.lstrip("+-")
         for prefix, base in (("0x", 16), ("0o", 8), ("0b", 2)):
             if digits.lower().startswith(prefix):
-                return sign * int(digits[2:], base)
+                value = int(digits[2:], base)
+                # refused as int() refuses a decimal text of as many digits: every integer front
+                # matter yields can be printed (a message quoting it cannot fail)
+                if value.bit_length() * math.log10(2) >= (sys.get_int_max_str_digits() or math.inf):
+                    raise ValueError(f"an integer of about {int(value.bit_length() * math.log10(2)) + 1} digits")
+                return sign * value
         return sign * int(digits, 10)
     if name == "float":
         lowered = text.lower().replace("_", "")

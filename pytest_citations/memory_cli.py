@@ -218,17 +218,34 @@ def _shown(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+def _say(text: str = "") -> None:
+    """Print a line of the human-readable output on standard output: memory ids, paths and reasons
+    come from the checkout, so what a CI runner would take for a command is defused and a lone
+    surrogate escaped (``reporters/ci_log.py``); any other text is printed as the reference prints it."""
+    from pytest_citations.reporters.ci_log import defuse_text
+
+    print(defuse_text(text))
+
+
+def _say_json(value: Any, indent: int | None = None) -> None:
+    """Print ``value`` as the reference's JSON, command marks written as ``\\u`` escapes (the same
+    JSON once parsed)."""
+    from pytest_citations.reporters.ci_log import defuse_json
+
+    print(defuse_json(json.dumps(value, indent=indent)))
+
+
 def print_result(result: VerificationResult) -> None:
     """The human-readable form of one result."""
-    print(f"{'[PASS]' if result.valid else '[FAIL]'} {result.memory_id}: {'VALID' if result.valid else 'STALE'}")
-    print(f"  Citations: {result.valid_count}/{result.total_citations} valid")
-    print(f"  Confidence: {result.confidence:.2f}")
+    _say(f"{'[PASS]' if result.valid else '[FAIL]'} {result.memory_id}: {'VALID' if result.valid else 'STALE'}")
+    _say(f"  Citations: {result.valid_count}/{result.total_citations} valid")
+    _say(f"  Confidence: {result.confidence:.2f}")
     for stale in result.stale_citations:
         location = _shown(stale.path)
         if stale.line is not None:
             location += f":{_shown(stale.line)}"
-        print(f"  [STALE] {location}")
-        print(f"    Reason: {stale.mismatch_reason}")
+        _say(f"  [STALE] {location}")
+        _say(f"    Reason: {stale.mismatch_reason}")
 
 
 def _error(message: str) -> int:
@@ -338,13 +355,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
         return _error(f"Cannot parse {path}: {error}")
     if not memory.citations:
         if args.json:
-            print(json.dumps({"memory_id": memory.id, "valid": True, "total_citations": 0}))
+            _say_json({"memory_id": memory.id, "valid": True, "total_citations": 0})
         else:
-            print(f"[PASS] {memory.id}: No citations to verify")
+            _say(f"[PASS] {memory.id}: No citations to verify")
         return EXIT_VALID
     result = verify_memory(memory, root, _reader(root))
     if args.json:
-        print(json.dumps(result.to_dict(), indent=2))
+        _say_json(result.to_dict(), indent=2)
     else:
         print_result(result)
     return EXIT_VALID if result.valid else EXIT_STALE
@@ -411,16 +428,16 @@ def cmd_verify_all(args: argparse.Namespace) -> int:
             return failed
     results = verify_all(memories, root)
     if args.json:
-        print(json.dumps([result.to_dict() for result in results], indent=2))
+        _say_json([result.to_dict() for result in results], indent=2)
     else:
         if not results:
-            print("No memories with citations found.")
+            _say("No memories with citations found.")
             return EXIT_VALID
         for result in results:
             print_result(result)
-            print()
+            _say()
         stale = sum(1 for result in results if not result.valid)
-        print(f"Summary: {len(results) - stale}/{len(results)} memories valid")
+        _say(f"Summary: {len(results) - stale}/{len(results)} memories valid")
         if stale:
-            print(f"  {stale} memory/memories have stale citations")
+            _say(f"  {stale} memory/memories have stale citations")
     return EXIT_STALE if any(not result.valid for result in results) else EXIT_VALID

@@ -33,6 +33,11 @@ MIN_FILES_TO_CLAIM_IN_WORKERS = 1024
 MIN_TASKS_TO_CHECK_ONE_FIRST = 64
 
 
+class WorkerError(Exception):
+    """A worker process died or failed before sending every result: the run is incomplete, so it
+    must not pass (``citations check`` stops with exit status 2)."""
+
+
 def available() -> bool:
     import multiprocessing
 
@@ -191,16 +196,20 @@ def _in_workers(context, jobs: int, chunks: list[list[int]], work: Callable[[lis
     # The chunks are fed by a thread, started once the workers are forked: a pipe holds only so
     # much (64 KiB on Linux, some hundreds of chunks), and the parent must go on to read results.
     threading.Thread(target=_feed, args=(todo, chunks, len(workers)), daemon=True).start()
+    failed = True
     try:
         for _ in chunks:
             result, changes, error = _next(done, workers)
             if error:
-                raise RuntimeError(f"a worker process failed: {error}")
+                raise WorkerError(error)
             for change in changes:
                 caches[change["key"]].absorb(change)
             yield result
+        failed = False
     finally:
         for worker in workers:
+            if failed:  # the others may wait on a queue the dead one held: they are not waited for
+                worker.terminate()
             worker.join(timeout=5)
             if worker.is_alive():
                 worker.terminate()
@@ -224,16 +233,34 @@ def _work(work: Callable[[list[int]], tuple[Any, list]], caches: list, todo, don
             result, engines = work(numbers)
             done.put((result, [engine.cache.take_changes() for engine in engines if engine.cache is not None], None))
     except BaseException as exc:  # reported by the parent, which then stops
-        done.put((None, [], f"{type(exc).__name__}: {exc}"))
+        done.put((None, [], f"a worker process failed: {type(exc).__name__}: {exc}"))
 
 
 def _next(done, workers):
-    """The next chunk's results; an error if every worker has died before sending it."""
+    """The next chunk's results; an error as soon as a worker has died (a killed worker takes the
+    chunk it was checking with it, and may hold the lock of the queue the others read from), or
+    when every worker has exited before sending it."""
     import queue
 
     while True:
         try:
             return done.get(timeout=1.0)
         except queue.Empty:
+            dead = next((worker for worker in workers if worker.exitcode not in (None, 0)), None)
+            if dead is not None:
+                return None, [], f"a worker process {_how_it_ended(dead.exitcode)}"
             if not any(worker.is_alive() for worker in workers):
-                return None, [], "every worker process exited early"
+                return None, [], "every worker process exited before sending every result"
+
+
+def _how_it_ended(exitcode: int) -> str:
+    """``was killed by signal 9 (SIGKILL)`` or ``exited with status 3``."""
+    if exitcode < 0:
+        import signal
+
+        try:
+            name = f" ({signal.Signals(-exitcode).name})"
+        except ValueError:
+            name = ""
+        return f"was killed by signal {-exitcode}{name}"
+    return f"exited with status {exitcode}"

@@ -39,9 +39,25 @@ WORKER_CACHE_KEY = "citations_cache"
 
 def _cache_folder(config: pytest.Config) -> Path | None:
     """The result cache's folder inside pytest's cache; None without pytest's cache provider
-    (``-p no:cacheprovider``). ``--cache-clear`` empties it with the rest."""
+    (``-p no:cacheprovider``), or when the checkout leads it out of the repository: by a symlink
+    in the repository, or by its own pytest settings (``cache_dir``; ``-o cache_dir=...`` on the
+    command line may place it anywhere). ``--cache-clear`` empties it with the rest."""
+    from pytest_citations.cache import confined_folder
+
     cache = getattr(config, "cache", None)
-    return None if cache is None else cache.mkdir("citations")
+    if cache is None:
+        return None
+    folder, root = cache.mkdir("citations"), config.rootpath
+    inside = os.path.normpath(folder).startswith(os.path.join(os.path.normpath(root), ""))
+    if not (inside or _set_on_the_command_line(config, "cache_dir")):
+        return None
+    return confined_folder(folder, root)
+
+
+def _set_on_the_command_line(config: pytest.Config, name: str) -> bool:
+    """Whether the ini option ``name`` was given with ``-o``/``--override-ini`` (or in
+    ``PYTEST_ADDOPTS``), which the user wrote, rather than in a settings file of the checkout."""
+    return any(entry.split("=", 1)[0].strip() == name for entry in config.getoption("override_ini") or ())
 
 
 def shown_from(path: Path, start: Path) -> str:
@@ -76,11 +92,42 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "citations: a citation artifact check (pytest-citations)")
     if config.getoption("citations"):
+        _defuse_terminal(config)
         collector = CitationsCollector(config)
         # Settings that govern the paths checked are read now, so that a bad setting is a usage
         # error before any collection (and before xdist starts workers).
         collector.load_settings_for(collector.paths)
         config.pluginmanager.register(collector, "citations-collector")
+
+
+def _defuse_terminal(config: pytest.Config) -> None:
+    """Pass every line pytest prints to the terminal through a :class:`DefusedStream`, so that no
+    line of it starts a CI workflow command (``reporters/ci_log.py``): pytest itself prints the
+    artifacts' paths (progress, node ids, headers), their lines (the warnings summary reads each
+    warning's line from the file) and what the checks found. One place for all of it, the
+    terminal writer's stream, which every report of the session (xdist's included) goes through."""
+    from pytest_citations.reporters.ci_log import DefusedStream
+
+    writer = getattr(config.pluginmanager.get_plugin("terminalreporter"), "_tw", None)
+    if writer is not None and not isinstance(writer._file, DefusedStream):
+        writer._file = DefusedStream(writer._file)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Write the last characters the terminal's :class:`DefusedStream` held back, if any."""
+    from pytest_citations.reporters.ci_log import DefusedStream
+
+    stream = getattr(getattr(config.pluginmanager.get_plugin("terminalreporter"), "_tw", None), "_file", None)
+    if isinstance(stream, DefusedStream):
+        stream.drain()
+
+
+def _usage_error(message: str) -> pytest.UsageError:
+    """A usage error to end the session with: pytest prints it on standard error, outside the
+    terminal writer, so it is defused here (it may quote settings or a baseline from the checkout)."""
+    from pytest_citations.reporters.ci_log import defuse_text
+
+    return pytest.UsageError(defuse_text(message))
 
 
 class CitationsCollector:
@@ -98,7 +145,7 @@ class CitationsCollector:
             try:
                 self.baseline = baseline_module.load(Path(baseline))
             except baseline_module.BaselineError as exc:
-                raise pytest.UsageError(str(exc)) from None
+                raise _usage_error(str(exc)) from None
         self.cache_folder = _cache_folder(config)
         self.paths = self._checked_paths()
         self._real: dict[Path, Path] = {}
@@ -146,7 +193,7 @@ class CitationsCollector:
                 try:
                     self._roots[folder] = find_settings(folder)[0]
                 except ConfigError as exc:  # an unreadable pyproject.toml
-                    self._roots[folder] = pytest.UsageError(f"citations: {exc}")
+                    self._roots[folder] = _usage_error(f"citations: {exc}")
             key = self._roots[folder]
             if isinstance(key, pytest.UsageError):
                 raise key
@@ -154,7 +201,7 @@ class CitationsCollector:
             try:
                 self._engines[key] = engine = Engine.load(key, self.config_file, baseline=self.baseline)
             except ConfigError as exc:
-                self._engines[key] = pytest.UsageError(f"citations: {exc}")
+                self._engines[key] = _usage_error(f"citations: {exc}")
             else:
                 if self.cache_folder is not None:
                     engine.enable_cache(self.cache_folder)
@@ -181,7 +228,13 @@ class CitationsCollector:
     @pytest.hookimpl(tryfirst=True)
     def pytest_ignore_collect(self, collection_path: Path, config: pytest.Config):
         """Enter hidden folders that a kind's include names (``.serena/memories``), which pytest's
-        default ``norecursedirs`` would skip; leave every other decision to pytest."""
+        default ``norecursedirs`` would skip; leave a folder more than 32 folders below every
+        checked path to :class:`CitationsRemainder` (pytest walks folders by recursion, in time
+        that grows with the square of their depth, and a checkout may nest them a thousand deep);
+        leave every other decision to pytest."""
+        below = [len(collection_path.parts) - len(path.parts) for path in self.paths if collection_path.is_relative_to(path)]
+        if below and min(below) > 32 and collection_path.is_dir():
+            return True
         if not collection_path.name.startswith(".") or not collection_path.is_dir():
             return None
         try:
@@ -230,7 +283,8 @@ class CitationsCollector:
         kinds = engine.kinds_for(rel) if claimed is None else engine.kinds_named(claimed)
         if not kinds:
             return None
-        return CitationsFile.from_parent(parent, path=path, name=name, engine=engine, kinds=kinds, rel=rel, collector=self)
+        return CitationsFile.from_parent(parent, path=path, engine=engine, kinds=kinds, rel=rel, collector=self,
+                                         **_node_names(parent, path, name))
 
     def _settings_error(self, error: pytest.UsageError, parent: pytest.Collector, path: Path):
         """Raised while collecting, a bad setting would become a collection error with a traceback:
@@ -346,13 +400,33 @@ class CitationsCollector:
             raise pytest.UsageError(*self._errors)
 
 
+def _node_names(parent: pytest.Collector, path: Path, name: str | None) -> dict[str, str | None]:
+    """The name (and node id) of the node of the file at ``path``: pytest's, unless pytest could
+    not print or store them as they are. A file name that is not UTF-8 holds lone surrogates, which
+    pytest's cache and JUnit XML cannot write, and one with control characters breaks pytest's
+    lines: such a node is named as the text format shows the path, with escapes for those."""
+    from pytest_citations.reporters._common import safe
+
+    if safe(str(path)) == str(path):
+        return {"name": name}
+    try:
+        rel = path.relative_to(parent.config.rootpath).as_posix()
+    except ValueError:
+        rel = path.as_posix()
+    try:
+        name = path.relative_to(parent.path).as_posix()
+    except ValueError:
+        name = path.name
+    return {"name": safe(name), "nodeid": safe(rel)}
+
+
 def _files_below(engine: Engine, folder: Path) -> tuple[list[str], list[str]]:
     """(the files below ``folder``, a real folder, that the walk of ``citations check`` finds,
     the folders below it with settings of their own); an unreadable settings file is a UsageError."""
     try:
         return walk_files(engine.config.root, folder, engine.walk_excludes(folder))
     except ConfigError as exc:
-        raise pytest.UsageError(f"citations: {exc}") from None
+        raise _usage_error(f"citations: {exc}") from None
 
 
 class CitationsRemainder(pytest.Collector):
@@ -420,8 +494,11 @@ class CitationsFile(pytest.File):
 
     @functools.cached_property
     def shown_path(self) -> str:
-        """The file's path as pytest shows paths: relative to where pytest was started."""
-        return shown_from(self.path, self.config.invocation_params.dir)
+        """The file's path as pytest shows paths: relative to where pytest was started (with the
+        text format's escapes for characters that cannot be printed as they are)."""
+        from pytest_citations.reporters._common import safe
+
+        return safe(shown_from(self.path, self.config.invocation_params.dir))
 
     def collect(self):
         yield CitationsItem.from_parent(self, name=ITEM_NAME)
@@ -494,11 +571,14 @@ class CitationsItem(pytest.Item):
         """pytest's (path relative to the rootdir, 0-based line, heading), the path cut from the
         file's own when it lies below the rootdir: pytest's ``bestrelpath`` of each of thousands
         of files would cost more than the rest of their reports."""
+        from pytest_citations.reporters._common import safe
+
         path, line, heading = self.reportinfo()
         text, root = str(path), str(self.config.rootpath).rstrip(os.sep) + os.sep
         if not (text.startswith(root) and os.path.normpath(text) == text):
-            return super().location
-        return text[len(root):], line, heading
+            shown, line, heading = super().location
+            return safe(shown), line, heading
+        return safe(text[len(root):]), line, heading
 
     def reportinfo(self):
         """The file, the 0-based line of its first diagnostic, and its path as the report's

@@ -55,10 +55,13 @@ def run(args: argparse.Namespace) -> int:
     except sources.SourceError as error:
         print(f"citations: error: {error.message}", file=sys.stderr)
         return EXIT_USAGE
+    from pytest_citations.reporters.ci_log import defuse_json, defuse_text
+
+    # paths, URLs and messages come from the checkout: defused for a CI log (reporters/ci_log.py)
     if args.format == "json":
-        sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.write(defuse_json(json.dumps(data, indent=2, ensure_ascii=False) + "\n"))
     else:
-        sys.stdout.write(render_text(data))
+        sys.stdout.write(defuse_text(render_text(data)))
     return EXIT_FINDINGS if any(d["severity"] == "error" for d in data["diagnostics"]) else EXIT_CLEAN
 
 

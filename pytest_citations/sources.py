@@ -175,10 +175,14 @@ def _regular_file(path: Path, shown: str, max_size: int) -> os.stat_result:
         raise SourceError("C001", f"cannot read {shown}: {exc.strerror or exc}") from None
     if not stat.S_ISREG(info.st_mode):
         raise SourceError("C001", f"cannot read {shown}: not a regular file")
+    if info.st_nlink > 1:  # its other names may lie outside the root: never read, never quoted
+        raise SourceError("C001", f"cannot read {shown}: the file has {info.st_nlink} hard links, and one may lie outside "
+                                  "the repository, so it is not read")
     if info.st_size > max_size:
         raise SourceError(
             "C003", f"file is {info.st_size} bytes, over the {max_size}-byte limit (max-file-size)"
         )
+    dependencies.note_read(str(path), info)  # (the stat before the read: see dependencies.Recorder)
     return info
 
 
@@ -258,7 +262,7 @@ def _plain_bytes(root: Path, path: str, size: int, max_size: int) -> tuple[bytes
         real, info = stat_inside(root, path)
     except (SourceError, OSError):
         return None
-    if not stat.S_ISREG(info.st_mode) or info.st_size > max_size:
+    if not stat.S_ISREG(info.st_mode) or info.st_size > max_size or info.st_nlink > 1:
         return None
     try:
         with open(os.open(real, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)), "rb") as handle:
@@ -267,7 +271,10 @@ def _plain_bytes(root: Path, path: str, size: int, max_size: int) -> tuple[bytes
             data = handle.read(min(size, info.st_size + 1))
     except OSError:
         return None
-    return None if len(data) > info.st_size else (data, real)  # grown since the lstat: the full way
+    if len(data) > info.st_size:  # grown since the lstat: the full way
+        return None
+    dependencies.note_read(real, info)  # (the stat before the read: see dependencies.Recorder)
+    return data, real
 
 
 def _decode_error(data: bytes, exc: UnicodeDecodeError, base_offset: int = 0) -> SourceError:
@@ -376,7 +383,9 @@ def iter_lines(root: Path, path: Path | str, max_size: int = DEFAULT_MAX_FILE_SI
     """Stream a text file line by line, with the same checks as :func:`read_source`.
 
     Memory stays bounded by the longest line. A decoding error is raised when its line is reached,
-    after the lines before it were yielded.
+    after the lines before it were yielded. The size limit holds while a line is read, not only
+    after: no line is read further than one byte past it, so a file that grows once its size was
+    checked (a line that never ends) takes no more memory than the limit.
     """
     root = resolved_root(root)
     resolved = resolve_inside(root, path)
@@ -389,7 +398,8 @@ def iter_lines(root: Path, path: Path | str, max_size: int = DEFAULT_MAX_FILE_SI
     with handle:
         offset = 0  # bytes read so far
         char_offset = 0  # characters decoded so far, BOM excluded
-        for number, chunk in enumerate(handle, start=1):
+        lines = iter(functools.partial(handle.readline, max_size + 1), b"")  # as fast as iterating the file
+        for number, chunk in enumerate(lines, start=1):
             if offset + len(chunk) > max_size:
                 raise SourceError("C003", f"file is over the {max_size}-byte limit (max-file-size)")
             body = chunk[3:] if number == 1 and chunk.startswith(_BOM_BYTES) else chunk

@@ -134,7 +134,7 @@ def test_overlapping_fixes_wait_for_the_next_round():
     assert apply_fixes("0123456789", [overlapping, separate, first]) == ("AAA345C789", 2)
 
 
-def test_dying_mid_write_leaves_the_original_and_the_next_run_cleans_up(tmp_path, monkeypatch):
+def test_dying_mid_write_leaves_the_original_and_no_temporary_file(tmp_path, monkeypatch):
     import pytest_citations.fix as fix_module
 
     (tmp_path / "a.jsonl").write_text("old\n")
@@ -150,10 +150,12 @@ def test_dying_mid_write_leaves_the_original_and_the_next_run_cleans_up(tmp_path
     assert (tmp_path / "a.jsonl").read_text() == "old\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.jsonl"]
 
+    # Files of a temporary's name that this run did not create (left by a run killed harder than
+    # above, or committed with the checkout) are never deleted, however old.
     stale, fresh = tmp_path / ".a.jsonl.dead1.tmp", tmp_path / ".a.jsonl.live1.tmp"
     stale.write_text("half")
     fresh.write_text("being written")
-    os.utime(stale, (0, 0))  # left long ago by a run that was killed harder than above
+    os.utime(stale, (0, 0))
     write_atomic(sources.read_source(tmp_path, "a.jsonl"), b"new\n")
     assert (tmp_path / "a.jsonl").read_text() == "new\n"
-    assert sorted(p.name for p in tmp_path.iterdir()) == [".a.jsonl.live1.tmp", "a.jsonl"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".a.jsonl.dead1.tmp", ".a.jsonl.live1.tmp", "a.jsonl"]

@@ -31,10 +31,19 @@ _WINDOWS_ABSOLUTE = re.compile(r"^[A-Za-z]:[\\/]")
 
 def artifact_location(path: str) -> dict[str, str]:
     if path.startswith("/"):
-        return {"uri": "file://" + quote(path, safe="/")}
+        return {"uri": "file://" + _percent_encoded(path, "/")}
     if _WINDOWS_ABSOLUTE.match(path):
-        return {"uri": "file:///" + quote(path.replace("\\", "/"), safe="/:")}
-    return {"uri": quote(path, safe="/"), "uriBaseId": SRCROOT}
+        return {"uri": "file:///" + _percent_encoded(path.replace("\\", "/"), "/:")}
+    return {"uri": _percent_encoded(path, "/"), "uriBaseId": SRCROOT}
+
+
+def _percent_encoded(path: str, safe: str) -> str:
+    """``path`` percent-encoded as UTF-8; a file name that is not UTF-8 by its bytes on disk (Python
+    reads byte 0xff of a name as ``\\udcff``: ``%FF``), any other lone surrogate by its escape."""
+    try:
+        return quote(path, safe=safe, errors="surrogateescape")
+    except UnicodeEncodeError:
+        return quote(path, safe=safe, errors="backslashreplace")
 
 
 def _section(doc: str, title: str) -> str:

@@ -148,7 +148,10 @@ def internal_error():
     deliberately broken plugin rule.
 
     ## Fix
-    Report the message and the file to the maintainers of the rule it names.
+    Report the message and the file to the maintainers of the rule it names. An internal error
+    cannot be silenced by the repository: settings that ignore it are an error, a suppression
+    comment naming it is unused (C007) and a baseline never matches it; only `--ignore C006` on
+    the command line does.
     """
 
 
