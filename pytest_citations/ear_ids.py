@@ -120,6 +120,27 @@ def is_part_id(value: object) -> bool:
     return _PART.match(text.lstrip("§").replace(" ", "").lower()) is not None
 
 
+EAR_PARTS = range(730, 775)  # the EAR is parts 730 to 774 of 15 CFR
+_PART_AND_SECTION = re.compile(r"(\d{3})\.\d", re.ASCII)
+
+
+def looks_like_ear_id(value: object) -> bool:
+    """Whether ``value`` is written as an EAR section id, canonical or not: it says so itself (an
+    ``EAR-`` or ``EAR `` prefix before a digit or ``§``), or it names a section of one of the EAR's
+    parts, with or without ``§`` and ``15 CFR`` (``§ 736.2``, ``15 CFR 740.9``, ``736.2(b)``). A
+    section of another title or part (``§ 101.5``, ``15 CFR 30.2``) and another tool's section
+    number (``3.2``, ``sec-3``) are not. Linear in the value's length."""
+    if not isinstance(value, str):
+        return False
+    text = _CFR_PREFIX.sub("", _spaces_to_plain(value).strip(), count=1).strip()
+    said = _EAR_PREFIX.match(text)
+    body = text[said.end() :].lstrip().lstrip("§").lstrip() if said else text.lstrip("§").lstrip()
+    if said:
+        return body[:1].isascii() and body[:1].isdigit()
+    part = _PART_AND_SECTION.match(body)
+    return part is not None and int(part.group(1)) in EAR_PARTS
+
+
 def encode_section_id(section_id: str) -> str:
     """RFC 3986 percent-encoding of everything outside the unreserved set, uppercase hex."""
     return quote(section_id, safe="")

@@ -538,6 +538,14 @@ def file_history(
         return History(None, f"git history unavailable ({type(exc).__name__})")
 
 
+def _why_log_failed(checkout: Checkout, budget: _Budget) -> str:
+    """Why ``git log`` gave nothing, in plain words: most often a repository before its first
+    commit, where git has no history to show."""
+    if not _git(checkout, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], budget):
+        return "the repository has no commits yet"
+    return "git log failed"
+
+
 def _file_history(root: Path, rel: str, max_commits: int, timeout: float, enclosing: bool) -> History:
     if "\n" in rel or "\r" in rel:
         return History(None, "the path cannot be looked up in git")
@@ -562,7 +570,7 @@ def _file_history(root: Path, rel: str, max_commits: int, timeout: float, enclos
         budget,
     )
     if log is None:
-        return History(None, "git log failed")
+        return History(None, _why_log_failed(checkout, budget))
     entries: list[tuple[str, str, str, str]] = []  # commit, date, subject, blob
     for block in log.split(b"\x01")[1:]:
         lines = block.decode("utf-8", "replace").split("\n")

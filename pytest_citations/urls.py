@@ -3,7 +3,8 @@
 ``normalize_url(url, profile="spec")`` applies the spec's seven steps literally and nothing else:
 no percent decoding or re-encoding, no IDNA, no path resolution. The ``whatwg`` profile reproduces
 what producers built on WHATWG URL serialization write, so that their records can be checked as
-their owners wrote them.
+their owners wrote them; such producers write a query in one of two ways, and
+:func:`normalizations` gives every ``normalized_url`` a profile accepts.
 """
 
 from __future__ import annotations
@@ -102,10 +103,36 @@ def normalize_spec(url: str) -> str:
 
 def normalize_url(url: str, profile: str = "spec") -> str:
     """Normalize ``url`` under ``profile`` (``spec`` or ``whatwg``); raises NotAbsoluteURL."""
-    if profile == "spec":
-        return normalize_spec(url)
-    if profile == "whatwg":
-        from pytest_citations.whatwg import normalize_whatwg
+    return normalizations(url, profile)[0]
 
-        return normalize_whatwg(url)
+
+def normalizations(url: str, profile: str = "spec") -> tuple[str, ...]:
+    """Every ``normalized_url`` a producer of ``profile`` writes for ``url``, the one
+    :func:`normalize_url` gives first (and a fix writes): one under ``spec``; under ``whatwg``, the
+    query as ``encodeURIComponent`` writes it and, where it differs, as ``URLSearchParams`` does.
+    Raises NotAbsoluteURL."""
+    if profile == "spec":
+        return (normalize_spec(url),)
+    if profile == "whatwg":
+        from pytest_citations.whatwg import whatwg_normalizations
+
+        return whatwg_normalizations(url)
     raise ValueError(f"unknown url profile {profile!r}; expected one of {PROFILES}")
+
+
+_HTTP_URL = re.compile(r"https?://([^/?#]*)", re.IGNORECASE)
+_SPACE_OR_CONTROL = re.compile(r"[\s\x00-\x1f\x7f]")
+
+
+def http_url_problem(url: str) -> str | None:
+    """None when ``url`` is an absolute http or https URL: the scheme (in any case), ``://``, a
+    host, and no white space or control character anywhere (a URL library writes them escaped).
+    Otherwise what is wrong, as the end of a sentence: ``""`` for a URL of another shape, or
+    ``": it holds white space"``, ``": it holds a control character"``."""
+    match = _HTTP_URL.match(url)
+    if match is None or not _host_and_port(match.group(1))[1]:
+        return ""
+    odd = _SPACE_OR_CONTROL.search(url)
+    if odd is None:
+        return None
+    return ": it holds white space" if odd.group().isspace() else ": it holds a control character"

@@ -4,7 +4,7 @@ Why this exists: producers that build ``normalized_url`` on the WHATWG URL parse
 ``new URL()``) write URLs that differ from the spec's literal steps, and their records must be
 readable as their owners wrote them. The reference producer is ``normalizeCitationUrl`` in
 ``.opencode/tools/deep_research/citations_lib.ts`` of leppikallio/pai-opencode. What it does, and so
-what this module reproduces:
+what this module reproduces (:func:`normalize_whatwg`):
 
 1. Parse with the WHATWG URL parser: leading and trailing C0 controls and spaces are stripped, tabs
    and newlines removed anywhere, ``\\`` is a path separator, ``.``/``..`` segments are resolved,
@@ -19,6 +19,11 @@ what this module reproduces:
    then value with ``String.prototype.localeCompare`` (ICU collation, not code-point order), and
    write each pair back as ``encodeURIComponent(key)=encodeURIComponent(value)`` (so a space is
    ``%20``, and a key without ``=`` gains one). No ``?`` when nothing remains.
+
+The other way JavaScript writes a query is WHATWG's own form serializer, ``URLSearchParams``
+(``u.search = new URLSearchParams(pairs).toString()``): a space is ``+``, and ``!'()~`` are
+percent-encoded too. A producer that does steps 1-4 with it writes the same URL but for those
+characters of the query; :func:`whatwg_normalizations` gives both.
 
 Known approximations:
 
@@ -38,7 +43,7 @@ import encodings.idna
 import ipaddress
 import re
 import unicodedata
-from urllib.parse import quote, unquote_to_bytes
+from urllib.parse import quote, quote_plus, unquote_to_bytes
 
 from pytest_citations.urls import NotAbsoluteURL
 
@@ -58,7 +63,15 @@ _RADIX_DIGITS = {8: set("01234567"), 10: set("0123456789"), 16: set("0123456789a
 
 
 def normalize_whatwg(url: str) -> str:
-    """``url`` normalized as a WHATWG-based ``citation.v1`` producer writes it."""
+    """``url`` normalized as the reference WHATWG-based ``citation.v1`` producer writes it (the
+    query written back with ``encodeURIComponent``)."""
+    return whatwg_normalizations(url)[0]
+
+
+def whatwg_normalizations(url: str) -> tuple[str, ...]:
+    """Every way a WHATWG-based producer writes ``url`` normalized: the query written back with
+    ``encodeURIComponent`` (the reference producer), then with ``URLSearchParams`` (a space as
+    ``+``), the second left out when the two are the same."""
     text = _LONE_SURROGATE.sub("\ufffd", url).strip(_C0_OR_SPACE)
     text = _TAB_OR_NEWLINE.sub("", text)
     match = _SCHEME.match(text)
@@ -72,8 +85,10 @@ def normalize_whatwg(url: str) -> str:
     authority, rest = rest[:end], rest[end:]
     path, _, query = rest.partition("?")
     host, port = _host_and_port(authority.rpartition("@")[2], scheme, url)
-    query = _query(query)
-    return f"{scheme}://{host}{port}{_pathname(path)}" + (f"?{query}" if query else "")
+    pairs = _query_pairs(query)
+    base = f"{scheme}://{host}{port}{_pathname(path)}"
+    written = (_written_query(pairs, encode) for encode in (_uri_component, _form_component))
+    return tuple(dict.fromkeys(base + (f"?{query}" if query else "") for query in written))
 
 
 def _host_and_port(hostport: str, scheme: str, url: str) -> tuple[str, str]:
@@ -219,8 +234,8 @@ def _form_decode(raw: bytes) -> str:
     return unquote_to_bytes(raw.replace(b"+", b" ")).decode("utf-8", "replace")
 
 
-def _query(query: str) -> str:
-    """Form-decode, drop tracking keys, sort as ``localeCompare`` does, ``encodeURIComponent`` back."""
+def _query_pairs(query: str) -> list[tuple[str, str]]:
+    """Form-decode, drop tracking keys, sort as ``localeCompare`` does."""
     pairs = []
     for chunk in query.encode("utf-8").split(b"&"):
         if not chunk:
@@ -230,12 +245,23 @@ def _query(query: str) -> str:
         if not (key.lower().startswith("utm_") or key.lower() in _TRACKING_KEYS):
             pairs.append((key, _form_decode(value)))
     pairs.sort(key=lambda pair: (_collation_key(pair[0]), _collation_key(pair[1])))
-    return "&".join(f"{_uri_component(key)}={_uri_component(value)}" for key, value in pairs)
+    return pairs
+
+
+def _written_query(pairs: list[tuple[str, str]], encode) -> str:
+    return "&".join(f"{encode(key)}={encode(value)}" for key, value in pairs)
 
 
 def _uri_component(text: str) -> str:
     """JavaScript ``encodeURIComponent``: everything but ``A-Z a-z 0-9 - _ . ! ~ * ' ( )``."""
     return quote(text, safe="!'()*~")
+
+
+def _form_component(text: str) -> str:
+    """WHATWG's application/x-www-form-urlencoded serializer (``URLSearchParams``): everything but
+    ``A-Z a-z 0-9 * - . _``, a space as ``+``. (``quote_plus`` leaves ``~`` as it is; after it, a
+    ``~`` can only be one of the text's.)"""
+    return quote_plus(text, safe="*").replace("~", "%7E")
 
 
 # ICU root collation of ASCII (what localeCompare uses for en-US); other C0 controls and DEL are

@@ -68,7 +68,10 @@ def _repo(tmp_path, files: dict[str, str | bytes]):
 def test_every_finding_in_the_ear_repository():
     report = Engine.load(EAR_REPO).check([EAR_REPO])
     assert report.files == [
+        "answers/rag-2026-02.jsonl",  # claimed by content: a RAG output citing an EAR section
         "data/corpus.jsonl",  # claimed by content: "schema_version": "retrieval-corpus.v1"
+        "data/shards/corpus-00000-of-00002.jsonl",  # a container whose anchors run on in the next shard
+        "data/shards/corpus-00001-of-00002.jsonl",
         DATASET,
         "eval/golden.v1.jsonl",
         "eval/manifest.json",

@@ -29,7 +29,7 @@ EXPECTED = [
     (SOLID, 8, 114, "U113", "cid cid_d06d03fe036db1219f4f59dad8f9771e87b6f9c86ea31d0d785bb17457fd3c76 already appears on "
      "line 2: merge the records"),
     (SOLID, 9, 462, "U112", f"found_by[0].artifact_path '../2026-01-30-ev-market/wave-1/p1.md' escapes the run directory '{RUN}'"),
-    (SOLID, 10, 205, "U103", "url_original '/docs/solid-state-faq' is not an absolute URL (scheme://host/...)"),
+    (SOLID, 10, 234, "U103", "url_original '/docs/solid-state-faq' is not an absolute URL (scheme://host/...)"),
     (SOLID, 11, 1, "U102", "record is missing required fields: found_by, notes"),
     (SOLID, 12, 118, "U101", "invalid JSON: unterminated string starting at column 118"),
 ]

@@ -25,6 +25,7 @@ FILES = [
     f"{M}/branding.md",
     f"{M}/cached-objects.md",
     f"{M}/cookie-flags.md",
+    f"{M}/csrf-protection.md",  # a typo'd citation field (`lines`) and a verified stamp of month 13
     f"{M}/deploy-checklist.md",
     f"{M}/deploy-pipeline.md",
     f"{M}/error-handling.md",
@@ -32,11 +33,14 @@ FILES = [
     f"{M}/platform-config.md",
     f"{M}/project-overview.md",  # no front matter: a plain Serena memory, nothing to verify
     f"{M}/rate-limits.md",
+    f"{M}/roadmap.md",  # links to `summary`, the file name of two plain notes
     f"{M}/rollout-strategy.md",
     f"{M}/session-lifetime.md",
     f"{M}/session-validation.md",
     f"{M}/token-signing.md",
     f"{M}/windows-deploy.md",  # UTF-8 BOM and CRLF line ends, citing a CRLF file: valid
+    f"{M}/2025/summary.md",  # two plain notes with one file name: not duplicates (no `id:` clashes)
+    f"{M}/2026/summary.md",
     f"{M}/architecture/adr-042-python-first.md",  # found recursively
     f"{M}/archive/cookie-sessions.md",
     f"{M}/archive/rollout-strategy-v1.md",
@@ -58,6 +62,11 @@ EXPECTED = [
     (f"{M}/cookie-flags.md", 5, 11, "M211",
      "Snippet mismatch at line 32. Expected 'SameSite=Strict', got "
      "'return f\"{COOKIE_NAME}={sign(session.id)}; HttpOnly; Secure; SameSite=Lax\"'"),
+    (f"{M}/csrf-protection.md", 5, 5, "M216",
+     "unknown citation field 'lines' in citations[0] (did you mean 'line'? known: path, line, snippet, verified); "
+     "the field is ignored"),
+    (f"{M}/csrf-protection.md", 7, 15, "M205",
+     "citations[0].verified 2026-13-02T09:30:00Z is not a valid date or time (month 13)"),
     (f"{M}/deploy-checklist.md", 5, 11, "M209", "Invalid line number: 0 (must be >= 1)"),
     (f"{M}/deploy-checklist.md", 8, 11, "M205", "citations[1].line must be an integer, not a string"),
     (f"{M}/deploy-checklist.md", 10, 5, "M213", "blocks link target 'release-checklist' matches no memory"),
@@ -69,6 +78,8 @@ EXPECTED = [
     (f"{M}/platform-config.md", 7, 11, "M206", "Path traversal blocked: /etc/hostname"),
     (f"{M}/rate-limits.md", 4, 5, "M201",
      "YAML syntax error: while parsing a flow mapping; expected ',' or '}', but got ':'"),
+    (f"{M}/roadmap.md", 4, 5, "M217",
+     f"extends link target 'summary' is ambiguous: it is the id of {M}/2025/summary.md and {M}/2026/summary.md"),
     (f"{M}/rollout-strategy.md", 8, 5, "M215",
      "supersedes cycle: rollout-strategy -> rollout-strategy-v1 -> rollout-strategy"),
     (f"{M}/session-lifetime.md", 5, 11, "M211",
@@ -103,13 +114,13 @@ def test_every_finding_in_the_memory_repository():
 
 def test_every_memory_rule_fires_on_the_memory_repository():
     report = Engine.load(MEMORY_REPO).check([MEMORY_REPO])
-    assert {d.code for d in report.diagnostics} == {f"M{n}" for n in range(201, 216)}
+    assert {d.code for d in report.diagnostics} == {f"M{n}" for n in range(201, 218)}
 
 
-def test_only_the_unique_move_is_fixable_and_only_the_unknown_link_type_is_a_warning():
+def test_only_the_unique_move_is_fixable_and_only_the_unknown_link_type_and_field_are_warnings():
     report = Engine.load(MEMORY_REPO).check([MEMORY_REPO])
     assert [d.path for d in report.diagnostics if d.fix is not None] == [f"{M}/session-lifetime.md"]
-    assert [d.code for d in report.diagnostics if d.severity == "warning"] == ["M212"]
+    assert [d.code for d in report.diagnostics if d.severity == "warning"] == ["M212", "M216"]
 
 
 def test_the_fixture_holds_what_it_claims_to_hold():
@@ -141,8 +152,8 @@ def test_pytest_plugin_reports_the_same_findings(pytester):
     result = pytester.runpytest("--citations", f"--rootdir={pytester.path}", "memory-repo")
     line = re.compile(r"^memory-repo/(\S+):(\d+):(\d+): (M\d{3}) (?:\[\*\] )?(.*)$")
     found = [(m[1], int(m[2]), int(m[3]), m[4], m[5]) for m in map(line.match, result.outlines) if m]
-    assert sorted(found) == [row for row in EXPECTED if row[3] != "M212"]  # a warning does not fail an item
-    result.assert_outcomes(passed=5, failed=15, warnings=1)
+    assert sorted(found) == [row for row in EXPECTED if row[3] not in ("M212", "M216")]  # a warning fails no item
+    result.assert_outcomes(passed=7, failed=17, warnings=2)
 
 
 def test_two_runs_give_the_same_output():

@@ -433,7 +433,7 @@ def test_a_long_text_outside_the_subset_is_refused_quickly(yaml_text):
 def test_a_yaml_error_gives_the_stem_and_no_links_either_way():
     text = front_matter("id: a: b\nlinks:\n  - supersedes: x\n")
     assert plain_index_entry("notes/stem.md", text) is None
-    assert yaml_index_entry("notes/stem.md", text) == ["stem", []]
+    assert yaml_index_entry("notes/stem.md", text) == ["stem", [], False]
 
 
 def test_the_index_parses_no_yaml_for_a_plain_memory_and_parses_the_others(tmp_path, monkeypatch):
@@ -446,6 +446,6 @@ def test_the_index_parses_no_yaml_for_a_plain_memory_and_parses_the_others(tmp_p
     engine = SimpleNamespace(config=SimpleNamespace(root=tmp_path, max_file_size=10_000))
     parsed = []
     monkeypatch.setattr(memories, "read_memory", lambda rel, *args: parsed.append(rel) or memories.Memory(rel, "q", None, [], [], 0.5))
-    assert memories._index_entry(engine, "plain.md") == ["p", ["old"]]
-    assert memories._index_entry(engine, "quoted.md") == ["q", []]
+    assert memories._index_entry(engine, "plain.md") == ["p", ["old"], True]
+    assert memories._index_entry(engine, "quoted.md") == ["q", [], False]  # (what the stand-in read_memory says)
     assert parsed == ["quoted.md"]

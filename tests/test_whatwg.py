@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_citations.urls import NotAbsoluteURL, normalize_spec, normalize_url
-from pytest_citations.whatwg import normalize_whatwg
+from pytest_citations.whatwg import normalize_whatwg, whatwg_normalizations
 
 REALDATA = Path(__file__).resolve().parents[2] / "shared" / "realdata"
 NORMALIZE_FIXTURES = REALDATA / "pai-opencode/.opencode/tests/fixtures/citations/phase04/normalize"
@@ -154,6 +154,35 @@ def test_normalize_whatwg_is_idempotent(url: str) -> None:
     except NotAbsoluteURL:  # e.g. a label that IDNA cannot encode
         return
     assert normalize_whatwg(once) == once
+
+
+@given(http_urls())
+def test_each_serialization_of_the_query_reads_back_as_itself(url: str) -> None:
+    """A URL as either serializer writes it, normalized again, is among what the profile accepts:
+    the two differ only in how the query's characters are escaped."""
+    try:
+        forms = whatwg_normalizations(url)
+    except NotAbsoluteURL:
+        return
+    assert forms[0] == normalize_whatwg(url) and 1 <= len(forms) <= 2
+    for form in forms:
+        assert form in whatwg_normalizations(form)
+
+
+@pytest.mark.parametrize(
+    ("url", "forms"),
+    [
+        ("https://Example.com/a b/?q=hello world&utm_source=x",
+         ("https://example.com/a%20b?q=hello%20world", "https://example.com/a%20b?q=hello+world")),
+        ("https://e.com/?q=it's (x)!~*", ("https://e.com/?q=it's%20(x)!~*", "https://e.com/?q=it%27s+%28x%29%21%7E*")),
+        ("https://e.com/?q=a+b%2Bc", ("https://e.com/?q=a%20b%2Bc", "https://e.com/?q=a+b%2Bc")),
+        ("https://e.com/p?b=2&a=1", ("https://e.com/p?a=1&b=2",)),  # nothing to escape: one form
+        ("https://e.com/", ("https://e.com/",)),
+    ],
+)
+def test_the_two_serializations_of_a_query(url: str, forms: tuple[str, ...]) -> None:
+    """``encodeURIComponent`` (the reference producer) first, then ``URLSearchParams``."""
+    assert whatwg_normalizations(url) == forms
 
 
 def test_uts46_keeps_sharp_s_in_hosts():

@@ -2,11 +2,13 @@
 
 One kind, ``ear-ids``, reads four shapes of file and yields one unit type for each:
 
-- JSON Lines (``eval/*.jsonl`` by default): each line that holds a JSON object is a
-  :class:`CorpusRecord` when its ``schema_version`` is ``retrieval-corpus.v1`` and a
-  :class:`DatasetRecord` otherwise (an eval item, or a RAG output). A JSON Lines file anywhere is
-  also claimed by content when its first 64 KiB hold ``"schema_version": "retrieval-corpus.v1"``.
-- ``*.json`` (``eval/manifest.json`` by default): a dataset manifest, one :class:`Manifest` unit.
+- JSON Lines: each line that holds a JSON object is a :class:`CorpusRecord` when its
+  ``schema_version`` is ``retrieval-corpus.v1`` and a :class:`DatasetRecord` otherwise (an eval
+  item, or a RAG output). A JSON Lines file is claimed by content when its first 64 KiB hold a
+  corpus record, an ``ear_sections`` key, or a RAG output whose ``citations[].section_id`` is
+  written as an EAR section id.
+- ``manifest.json``: a dataset manifest, one :class:`Manifest` unit, claimed when its datasets
+  list an entry with ``id``, ``file`` and ``num_items``.
 - ``*.ttl``, ``*.nt`` (Turtle, N-Triples) and ``*.jsonld`` (JSON-LD): every IRI under the section
   base becomes a :class:`KgIri` unit. KG files are scanned, not parsed (see :func:`scan_turtle`).
 
@@ -15,8 +17,9 @@ Only the fields the spec names are read as section ids: ``ear_sections[]``,
 option), and in corpus records ``doc_id``, ``section_id`` and ``parent_id``. Everything else
 (``evidence.doc_spans[].doc_id`` holds part-level ids such as ``EAR-736``) is left alone.
 
-Resolution (a cited id names exactly one corpus record) needs every corpus record of the
-repository: :func:`corpus_index` reads them once per run (a run-wide index, see `dependencies`).
+Resolution (a cited id names exactly one corpus record) and the anchor sequences (a container's
+paragraphs may span corpus shards) need every corpus record of the repository: :func:`corpus_index`
+and :func:`anchor_index` read them once per run (run-wide indexes, see `dependencies`).
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from pytest_citations import dependencies, jsonlines, sources
-from pytest_citations.ear_ids import DEFAULT_IRI_BASE
+from pytest_citations.ear_ids import DEFAULT_IRI_BASE, looks_like_ear_id, normalize_ear_doc_id
 from pytest_citations.kinds import Reported
 from pytest_citations.rules import Finding, Option
 
@@ -38,11 +41,14 @@ SECTION_PATHS = ("ear_sections[]", "expected.citations[]", "citations[].section_
 CORPUS_FIELDS = {"doc_id": "doc", "section_id": "section", "parent_id": "doc"}
 KG_SUFFIXES = {".ttl": "turtle", ".nt": "turtle", ".jsonld": "jsonld"}
 # What the head of each of the kind's files holds (the kind claims a file by its content only):
-# a corpus record's schema, a dataset record's ear_sections, a manifest's list of datasets with
-# their item counts, a KG section IRI's path.
+# a corpus record's schema, a dataset record's ear_sections, a RAG output's citations of EAR
+# sections, a manifest's list of datasets in our shape, a KG section IRI's path.
 _CORPUS_MARK = re.compile(r'"schema_version"\s*:\s*"retrieval-corpus\.v1"')
 _DATASET_MARK = re.compile(r'"ear_sections"\s*:')
-_MANIFEST_MARKS = (re.compile(r'\A\ufeff?\s*\{'), re.compile(r'"datasets"\s*:\s*\[\s*\{'), re.compile(r'"num_items"\s*:'))
+_RAG_KEYS = ('"citations"', '"section_id"')
+_MANIFEST_START = re.compile(r"\A\ufeff?\s*\{")
+_DATASETS_ARRAY = re.compile(r'"datasets"\s*:\s*\[')
+MANIFEST_ENTRY_FIELDS = ("id", "file", "num_items")
 _KG_MARK = re.compile(r"/resource/ear/section/")
 _SCANNER = json.JSONDecoder()
 INVALID_JSON = "E501"
@@ -466,6 +472,60 @@ def scan_jsonld(text: str, base: str) -> Iterator[tuple[str, int, int, str, str]
             yield value, start, position, "json", ""
 
 
+# -- claiming by content ----------------------------------------------------------------------------
+
+
+def cites_ear_sections(head: str) -> bool:
+    """Whether a record of the head (one JSON Lines line) is a RAG output whose ``citations[]``
+    hold a ``section_id`` written as an EAR section id (see :func:`looks_like_ear_id`). Only that
+    field, as the spec names it: other tools have ``section_id``s of their own (``sec-3``), and
+    eCFR snapshots a top-level one (``§ 736.2``) that is an input of the corpus build, not a
+    citation. A line is decoded only when it holds both keys, so the head is read once."""
+    for line in head.removeprefix("\ufeff").split("\n"):
+        if not all(key in line for key in _RAG_KEYS):
+            continue
+        try:
+            record = json.loads(line)
+        except (ValueError, RecursionError):  # a line the head cuts off, or one nested too deep
+            continue
+        citations = record.get("citations") if isinstance(record, dict) else None
+        if isinstance(citations, list) and any(
+            isinstance(citation, dict) and looks_like_ear_id(citation.get("section_id")) for citation in citations
+        ):
+            return True
+    return False
+
+
+def is_dataset_manifest(head: str) -> bool:
+    """Whether the head is a dataset manifest in our shape: a JSON object whose ``datasets`` array
+    holds an entry with ``id``, ``file`` and ``num_items``, among the entries the head holds whole.
+    Other tools' manifests list datasets by ``name`` and ``path`` (with a ``num_items`` too)."""
+    if _MANIFEST_START.match(head) is None or (found := _DATASETS_ARRAY.search(head)) is None:
+        return False
+    return any(
+        isinstance(entry, dict) and all(key in entry for key in MANIFEST_ENTRY_FIELDS)
+        for entry in _whole_elements(head, found.end() - 1)
+    )
+
+
+def _whole_elements(text: str, start: int) -> Iterator[Any]:
+    """The values of the JSON array starting at ``start``, up to the first that cannot be read
+    whole (cut off by the end of ``text``, malformed, or nested too deep). Each is read once."""
+    position = start + 1
+    while True:
+        position = _skip_space(text, position)
+        if position >= len(text) or text[position] == "]":
+            return
+        try:
+            value, position = _SCANNER.raw_decode(text, position)
+        except (ValueError, RecursionError):
+            return
+        yield value
+        position = _skip_space(text, position)
+        if position < len(text) and text[position] == ",":
+            position += 1
+
+
 # -- the run-wide corpus index ----------------------------------------------------------------------
 
 
@@ -503,6 +563,69 @@ def corpus_index(engine) -> CorpusIndex:
             index.by_doc_id.setdefault(doc_id, []).append((rel, line))
             index.records.add((rel, line))
     return index
+
+
+class AnchorSequence:
+    """The paragraph anchors of each container seen so far, in corpus order (spec §3): within a
+    container, ``#p0001``, ``#p0002``, ... with no gap, no repeat and no step back. Memory grows
+    with the anchors seen, one entry each."""
+
+    def __init__(self) -> None:
+        self.seen: dict[str, dict[int, tuple[str, int]]] = {}  # base id -> anchor number -> where first
+        self.highest: dict[str, int] = {}  # base id -> the largest anchor number seen
+
+    def add(self, base: str, number: int, where: tuple[str, int]) -> tuple[str, Any] | None:
+        """Note the anchor ``#p<number>`` of ``base`` at ``where`` (file, line); what it breaks:
+        ``("repeat", where it first appeared)``, ``("gap", the anchor before it)`` or None."""
+        seen = self.seen.setdefault(base, {})
+        last = self.highest.get(base, 0)
+        problem = ("repeat", seen[number]) if number in seen else (("gap", last) if number != last + 1 else None)
+        seen.setdefault(number, where)
+        self.highest[base] = max(last, number)
+        return problem
+
+
+@dataclass
+class AnchorIndex:
+    """Where the corpus's paragraph anchors break their container's sequence: (file, line) ->
+    what :meth:`AnchorSequence.add` said there; and the corpus files it was built from, in order."""
+
+    problems: dict[tuple[str, int], tuple[str, Any]]
+    files: tuple[str, ...]
+    _members: frozenset[str] = field(init=False, repr=False, compare=False)  # (a value's digest is of its repr)
+
+    def __post_init__(self) -> None:
+        self._members = frozenset(self.files)
+
+    def covers(self, rel: str) -> bool:
+        """Whether the file ``rel`` is one of the corpus files the index was built from."""
+        return rel in self._members
+
+
+def anchored(doc_id: Any) -> tuple[str, int] | None:
+    """(base id, anchor number) of an anchored corpus ``doc_id`` in any spelling, else None."""
+    normalized = normalize_ear_doc_id(doc_id)
+    if normalized is None or "#" not in normalized:
+        return None
+    base, anchor = normalized.split("#", 1)
+    return base, int(anchor[1:])
+
+
+@dependencies.run_index("ear-ids.anchors", kind="ear-ids", sources=corpus_files)
+def anchor_index(engine) -> AnchorIndex:
+    """The anchor sequences of every corpus record in the repository, as one corpus: a container's
+    paragraphs may continue from one shard to the next (``corpus-00000-of-00002.jsonl``, then
+    ``corpus-00001-of-00002.jsonl``), so the files are taken in the order of their paths, each in
+    line order. One pass over the records (read with :func:`corpus_index`'s shares)."""
+    sequence = AnchorSequence()
+    problems: dict[tuple[str, int], tuple[str, Any]] = {}
+    files = sorted(corpus_files(engine))
+    for rel in files:
+        for doc_id, line in engine.file_memo("ear-ids.corpus", rel, lambda rel=rel: _corpus_doc_ids(engine, rel)):
+            found = anchored(doc_id)
+            if found is not None and (problem := sequence.add(*found, (rel, line))) is not None:
+                problems[(rel, line)] = problem
+    return AnchorIndex(problems, tuple(files))
 
 
 def _corpus_doc_ids(engine, rel: str) -> list[list]:
@@ -544,8 +667,8 @@ class EarIds:
     }
 
     def sniff(self, head: str) -> bool:
-        return any(mark.search(head) for mark in (_CORPUS_MARK, _DATASET_MARK, _KG_MARK)) or all(
-            mark.search(head) for mark in _MANIFEST_MARKS)
+        return (any(mark.search(head) for mark in (_CORPUS_MARK, _DATASET_MARK, _KG_MARK))
+                or cites_ear_sections(head) or is_dataset_manifest(head))
 
     def units(self, ctx) -> Iterator[Any]:
         shape = file_format(ctx.rel)

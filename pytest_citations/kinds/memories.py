@@ -9,7 +9,7 @@ order and with its messages, and is shared by the rules and ``citations memory v
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
@@ -26,7 +26,8 @@ LINK_TYPES = ("related", "supersedes", "blocks", "implements", "extends")
 DEFAULT_CONFIDENCE = 0.5
 _PROBLEM_CODES = {"syntax": "M201", "alias": "M202", "tag": "M203", "duplicate-key": "M204"}
 _CITATIONS_IN_FRONT_MATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n(?:(?!---[ \t]*\r?\n).*\n)*?citations[ \t]*:", re.M)
-CITATION_FIELDS = frozenset({"path", "line", "snippet", "verified"})
+CITATION_KEYS = ("path", "line", "snippet", "verified")  # the spec's fields of a citation, in its order
+CITATION_FIELDS = frozenset(CITATION_KEYS)
 
 
 @dataclass
@@ -69,6 +70,7 @@ class Memory:
     links: list[Link]
     confidence: Any
     line: int = 1
+    declares_id: bool = False  # whether the front matter names the id (else it is the file's stem)
     memo: dict[Any, Any] = field(default_factory=dict, repr=False)
 
     def field(self, key: str) -> Node | None:
@@ -87,8 +89,8 @@ def read_memory(rel: str, text: str, keep: frozenset[str] | None = None) -> Memo
     parsed = frontmatter.parse(text, keep)
     root = parsed.root if parsed else None
     values = root.value if root is not None and isinstance(root.value, dict) else {}
-    stem = PurePosixPath(rel).stem
-    memory_id = values["id"].value if "id" in values and isinstance(values["id"].value, str) and values["id"].value else stem
+    declares_id = "id" in values and isinstance(values["id"].value, str) and values["id"].value != ""
+    memory_id = values["id"].value if declares_id else PurePosixPath(rel).stem
     citations = []
     node = values.get("citations")
     if node is not None and isinstance(node.value, list):
@@ -98,7 +100,7 @@ def read_memory(rel: str, text: str, keep: frozenset[str] | None = None) -> Memo
                 Citation(
                     index,
                     item,
-                    *(fields[key].value if key in fields else None for key in ("path", "line", "snippet", "verified")),
+                    *(fields[key].value if key in fields else None for key in CITATION_KEYS),
                 )
             )
     links = []
@@ -109,7 +111,7 @@ def read_memory(rel: str, text: str, keep: frozenset[str] | None = None) -> Memo
                 ((link_type, target),) = item.value.items()
                 links.append(Link(link_type, target.value, item.line, item.col))
     confidence = values["confidence"].value if "confidence" in values else DEFAULT_CONFIDENCE
-    return Memory(rel, memory_id, parsed, citations, links, confidence)
+    return Memory(rel, memory_id, parsed, citations, links, confidence, declares_id=declares_id)
 
 
 # -- verification, as the spec orders it ------------------------------------------------------------
@@ -229,9 +231,10 @@ def verdicts(memory: Memory, ctx) -> list[Verdict | None]:
 
 @dataclass
 class MemoryIndex:
-    by_id: dict[str, list[str]]  # memory id -> files that declare it
+    by_id: dict[str, list[str]]  # memory id -> files whose memory has it (declared or by file name)
     supersedes: dict[str, list[str]]  # memory id -> ids it supersedes
     id_of: dict[str, str] = field(default_factory=dict, repr=False)  # file -> its id (by_id, turned round)
+    declared: dict[str, list[str]] = field(default_factory=dict, repr=False)  # id -> files with it as `id:`
     _loops: dict[str, frozenset[str]] | None = field(default=None, repr=False, compare=False)
 
     def loop_of(self, memory_id: str) -> frozenset[str] | None:
@@ -303,7 +306,8 @@ def memory_files(engine) -> list[str]:
 
 
 def _index_entry(engine, rel: str) -> list | None:
-    """[id, ids it supersedes] of one memory file, or None if it cannot be read."""
+    """[id, ids it supersedes, whether the id is declared] of one memory file, or None if it
+    cannot be read."""
     try:
         text = sources.read_source(engine.config.root, rel, engine.config.max_file_size).text
     except Exception:
@@ -312,8 +316,8 @@ def _index_entry(engine, rel: str) -> list | None:
 
 
 def index_entry_of_text(rel: str, text: str) -> list | None:
-    """[id, ids it supersedes] of a memory file holding ``text`` (a BOM before it dropped, as a
-    read drops it), or None if it cannot be read."""
+    """[id, ids it supersedes, whether the id is declared] of a memory file holding ``text`` (a
+    BOM before it dropped, as a read drops it), or None if it cannot be read."""
     text = text.removeprefix(sources.BOM)
     try:
         return plain_index_entry(rel, text) or yaml_index_entry(rel, text)
@@ -329,31 +333,34 @@ def _index_share(engine, rel: str) -> list | None:
 @dependencies.run_index_of_shares("memories.index", kind="memories", files=memory_files, share=_index_share,
                                   share_of_text=index_entry_of_text)
 def index_for(engine, shares: dict[str, list | None]) -> MemoryIndex:
-    """Every memory under the repository root: its id and the ids it supersedes."""
+    """Every memory under the repository root: its id, whether its front matter declares it, and
+    the ids it supersedes."""
     by_id: dict[str, list[str]] = {}
     supersedes: dict[str, list[str]] = {}
     id_of: dict[str, str] = {}
+    declared: dict[str, list[str]] = {}
     for rel, entry in shares.items():
         if entry is None:  # an unreadable memory reports its own diagnostic; the index goes on
             continue
-        memory_id, targets = entry
+        memory_id, targets, is_declared = entry
         by_id.setdefault(memory_id, []).append(rel)
         supersedes.setdefault(memory_id, []).extend(targets)
         id_of[rel] = memory_id
-    return MemoryIndex(by_id, supersedes, id_of)
+        if is_declared:
+            declared.setdefault(memory_id, []).append(rel)
+    return MemoryIndex(by_id, supersedes, id_of, declared)
 
 
 def yaml_index_entry(rel: str, text: str) -> list:
-    """[id, ids it supersedes] of a memory's text, from its front matter parsed as YAML."""
+    """[id, ids it supersedes, whether the id is declared] of a memory's text, from its front
+    matter parsed as YAML."""
     memory = read_memory(rel, text, INDEXED_FIELDS)
-    return _id_and_superseded(rel, memory.id, [(link.type, link.target) for link in memory.links])
+    return [memory.id, _superseded((link.type, link.target) for link in memory.links), memory.declares_id]
 
 
-def _id_and_superseded(rel: str, memory_id: Any, links: list[tuple[Any, Any]]) -> list:
-    """[id, ids it supersedes] from a memory's ``id`` value and its (type, target) links: the
-    id falls back to the file's stem, as :func:`read_memory` reads it, whichever reader found them."""
-    memory_id = memory_id if isinstance(memory_id, str) and memory_id else PurePosixPath(rel).stem
-    return [memory_id, [target for link_type, target in links if link_type == "supersedes" and isinstance(target, str)]]
+def _superseded(links: Iterable[tuple[Any, Any]]) -> list[str]:
+    """The ids that a memory's (type, target) links supersede, whichever reader found them."""
+    return [target for link_type, target in links if link_type == "supersedes" and isinstance(target, str)]
 
 
 def plain_index_entry(rel: str, text: str) -> list | None:
@@ -366,8 +373,10 @@ def plain_index_entry(rel: str, text: str) -> list | None:
     fields = frontmatter.read_plain(text[bounds[0] : bounds[1]], INDEXED_FIELDS) if closed else {}
     if fields is None:
         return None
-    links = fields.get("links")
-    return _id_and_superseded(rel, fields.get("id"), links if isinstance(links, list) else [])  # a scalar holds no link
+    links, memory_id = fields.get("links"), fields.get("id")
+    declares_id = isinstance(memory_id, str) and memory_id != ""  # else the id is the stem, as read_memory takes it
+    superseded = _superseded(links if isinstance(links, list) else [])  # a scalar holds no link
+    return [memory_id if declares_id else PurePosixPath(rel).stem, superseded, declares_id]
 
 
 class Memories:

@@ -4,10 +4,11 @@ inline Markdown, checked against the files they cite.'''
 from __future__ import annotations
 
 import json
+import posixpath
 from functools import lru_cache
 from pathlib import Path
 
-from pytest_citations.diagnostics import Edit, Fix, Severity
+from pytest_citations.diagnostics import Edit, Fix, Severity, quoted
 from pytest_citations.jsonlines import type_name
 from pytest_citations.kinds.code_tuples import (
     ANY_CASE_HASH,
@@ -72,7 +73,7 @@ def schema_problems(data) -> list[tuple[str, str]]:
             if key == "content_hash" and ANY_CASE_HASH.match(error.instance):
                 continue
             what = "16 lowercase hex digits" if key == "content_hash" else "L<start> or L<start>-<end>"
-            problems.append((key, f"{key} {error.instance!r} is not {what}"))
+            problems.append((key, f"{key} {quoted(error.instance)} is not {what}"))
         else:
             problems.append((key, f"{'.'.join(map(str, path)) or 'tuple'}: {error.message}"))
     return problems
@@ -219,9 +220,9 @@ def malformed_inline_tuple(item: Tuple, ctx):
         detail = "is empty" if not value else (
             f"has {len(value)} characters" if all(c in "0123456789abcdefABCDEF" for c in value) else "is not hex"
         )
-        yield item.finding(f"content_hash {value!r} {detail}: expected 16 lowercase hex digits", item.content_hash)
+        yield item.finding(f"content_hash {quoted(value)} {detail}: expected 16 lowercase hex digits", item.content_hash)
     if item.lines is not None and not LINES.match(item.lines.value):
-        yield item.finding(f"lines {item.lines.value!r} is not L<start> or L<start>-<end>", item.lines)
+        yield item.finding(f"lines {quoted(item.lines.value)} is not L<start> or L<start>-<end>", item.lines)
 
 
 @rule("R404", "content-hash-uppercase", kind=KIND, fixable=True)
@@ -268,7 +269,15 @@ def content_hash_uppercase(item: Tuple, ctx):
     lowered = part.value.lower()
     text = json.dumps(lowered) if item.form == "json" else lowered
     fix = Fix("lowercase content_hash", (Edit(part.start, part.end, text),))
-    yield item.finding(f"content_hash {part.value!r} must be lowercase: {lowered!r}", part, fix)
+    yield item.finding(f"content_hash {quoted(part.value)} must be lowercase: {quoted(lowered)}", part, fix)
+
+
+def _cited_name(item: Tuple, cited: Cited) -> str:
+    """The path as the tuple cites it, and the file it leads to when a symlink leads elsewhere
+    (``src/m.py (a symlink to src/m2.py)``): a message names what the user wrote."""
+    written = item.artifact_id.value
+    shown = quoted(written, plain=True)
+    return shown if posixpath.normpath(written) == cited.rel else f"{shown} (a symlink to {cited.rel})"
 
 
 def _verdict_is(item: Tuple, ctx, wanted: str) -> Cited | None:
@@ -397,7 +406,7 @@ def artifact_unreadable(item: Tuple, ctx):
     """
     cited = _verdict_is(item, ctx, UNREADABLE)
     if cited is not None:
-        yield item.finding(f"cannot hash {item.artifact_id.value}: {cited.reason}", item.artifact_id)
+        yield item.finding(f"cannot hash {quoted(item.artifact_id.value, plain=True)}: {cited.reason}", item.artifact_id)
 
 
 def _shown(line: bytes) -> str:
@@ -493,7 +502,7 @@ def content_hash_stale(item: Tuple, ctx):
     if cited is None:
         return
     wanted, now = item.hash_value(), cited.hash
-    message = f"STALE: {cited.rel} changed since it was cited (content_hash {wanted}, now {now})"
+    message = f"STALE: {_cited_name(item, cited)} changed since it was cited (content_hash {wanted}, now {now})"
     history = history_for(ctx.file.engine, cited.rel, ctx.kind_options)
     fix = None
     if history.versions is None:
@@ -518,7 +527,8 @@ def content_hash_stale(item: Tuple, ctx):
                 message += f"; {label} unchanged since then: --fix refreshes the hash"
                 text = json.dumps(now) if item.form == "json" else now
                 part = item.content_hash
-                fix = Fix(f"refresh content_hash of {cited.rel}", (Edit(part.start, part.end, text),))
+                fix = Fix(f"refresh content_hash of {quoted(item.artifact_id.value, plain=True)}",
+                          (Edit(part.start, part.end, text),))
             else:
                 changes, moved = _changes(old, new, start, end)
                 if moved is not None:
@@ -538,7 +548,7 @@ def _unversioned(item: Tuple, ctx):
     if cited is None:
         return None
     return item.finding(
-        f"UN-VERSIONED: {cited.rel} is cited without a content_hash, so a change to it goes unnoticed"
+        f"UN-VERSIONED: {_cited_name(item, cited)} is cited without a content_hash, so a change to it goes unnoticed"
         f" (its hash now is {cited.hash})",
         item.artifact_id,
     )
@@ -688,9 +698,9 @@ def line_range_invalid(item: Tuple, ctx):
         return
     start, end = line_range
     if start < 1:
-        yield item.finding(f"lines {item.lines.value}: line numbers start at 1", item.lines)
+        yield item.finding(f"lines {quoted(item.lines.value, plain=True)}: line numbers start at 1", item.lines)
     elif end < start:
-        yield item.finding(f"lines {item.lines.value}: the range ends before it starts", item.lines)
+        yield item.finding(f"lines {quoted(item.lines.value, plain=True)}: the range ends before it starts", item.lines)
 
 
 @rule("R412", "line-range-out-of-range", kind=KIND)
@@ -741,5 +751,7 @@ def line_range_out_of_range(item: Tuple, ctx):
     if end > length:
         noun = "line" if length == 1 else "lines"
         yield item.finding(
-            f"lines {item.lines.value} ends past the end of {found[1].rel} ({length} {noun})", item.lines
+            f"lines {quoted(item.lines.value, plain=True)} ends past the end of {_cited_name(item, found[1])} "
+            f"({length} {noun})",
+            item.lines,
         )

@@ -20,11 +20,14 @@ from pytest_citations.ear_ids import (
 )
 from pytest_citations.jsonlines import type_name
 from pytest_citations.kinds.ear_ids import (
+    AnchorSequence,
     CorpusRecord,
     DatasetRecord,
     IdRef,
     KgIri,
     Manifest,
+    anchor_index,
+    anchored,
     corpus_index,
 )
 from pytest_citations.rules import Finding, rule
@@ -409,9 +412,11 @@ def ear_anchor_sequence(unit, ctx):
     """
     ## What it does
     Checks that paragraph anchors are deterministic (spec §3): within a container (the base id
-    before `#`), in the order the records appear in the corpus file, anchors run `#p0001`,
-    `#p0002`, ... with no gap, no repeat and no step back; a chunk's `ordinal`, when present,
-    equals its anchor number.
+    before `#`), in the order the records appear in the corpus, anchors run `#p0001`, `#p0002`,
+    ... with no gap, no repeat and no step back; a chunk's `ordinal`, when present, equals its
+    anchor number. Every corpus file of the repository is one corpus, taken in the order of the
+    files' paths, so a container may continue from one shard to the next
+    (`corpus-00000-of-00002.jsonl`, then `corpus-00001-of-00002.jsonl`).
 
     ## Why is this bad?
     Anchors must be computable from the corpus build. A gap or a repeat means the numbering was
@@ -439,30 +444,44 @@ def ear_anchor_sequence(unit, ctx):
     """
     if not isinstance(unit, CorpusRecord):
         return
-    doc_id = normalize_ear_doc_id(unit.data.get("doc_id"))
-    if doc_id is None or "#" not in doc_id:
+    found = anchored(unit.data.get("doc_id"))
+    if found is None:
         return
-    base, anchor = doc_id.split("#", 1)
-    number = int(anchor[1:])
-    ref = unit.ref("doc_id")
-    seen = ctx.state.setdefault("anchors", {}).setdefault(base, {})
-    highest = ctx.state.setdefault("highest-anchor", {})  # max(seen), kept as records come
-    last = highest.get(base, 0)
-    if number in seen:
-        yield unit.finding(f"anchor #{anchor} of {quoted(base)} already appears on line {seen[number]}", ref)
-    elif number != last + 1:
+    base, number = found
+    problem = _anchor_problem(ctx, base, number, unit.line)
+    if problem is not None and problem[0] == "repeat":
+        message = f"anchor #p{number:04d} of {quoted(base)} already appears {_at(ctx, problem[1])}"
+        yield unit.finding(message, unit.ref("doc_id"))
+    elif problem is not None:
+        last = problem[1]
         previous = f"follows #p{last:04d}" if last else "is the first anchor"
         message = (
-            f"anchor #{anchor} of {quoted(base)} {previous}; expected #p{last + 1:04d}: anchors run "
+            f"anchor #p{number:04d} of {quoted(base)} {previous}; expected #p{last + 1:04d}: anchors run "
             "#p0001, #p0002, ... in source order"
         )
-        yield unit.finding(message, ref)
-    seen.setdefault(number, unit.line)
-    highest[base] = max(last, number)
+        yield unit.finding(message, unit.ref("doc_id"))
     ordinal = unit.data.get("ordinal")
     if ordinal is not None and ordinal != number:
-        message = f"ordinal {quoted(ordinal)} does not match anchor #{anchor} (ordinal {number})"
+        message = f"ordinal {quoted(ordinal)} does not match anchor #p{number:04d} (ordinal {number})"
         yield unit.finding(message, unit.ref("doc_id"))
+
+
+def _anchor_problem(ctx, base: str, number: int, line: int):
+    """What the anchor at ``line`` breaks in its container's sequence (see AnchorSequence.add): from
+    the run-wide index of the repository's corpus, or, for a file outside it (named on the command
+    line though excluded), from the file's own records in line order."""
+    index = anchor_index(ctx.file.engine)
+    if index.covers(ctx.rel):
+        return index.problems.get((ctx.rel, line))
+    sequence = ctx.state.get("anchors")
+    if sequence is None:
+        sequence = ctx.state["anchors"] = AnchorSequence()
+    return sequence.add(base, number, (ctx.rel, line))
+
+
+def _at(ctx, location: tuple[str, int]) -> str:
+    """``on line 5`` in the file being checked, ``at data/corpus.jsonl:5`` in another."""
+    return f"on {_where(ctx, location)}" if location[0] == ctx.rel else f"at {_where(ctx, location)}"
 
 
 # -- dataset manifests ------------------------------------------------------------------------------

@@ -3,11 +3,13 @@ repository lines that still say what the memory claims.'''
 
 from __future__ import annotations
 
+import calendar
+import re
 from typing import TYPE_CHECKING
 
 from pytest_citations.diagnostics import Edit, Fix, Severity, quoted
 from pytest_citations.jsonlines import type_name
-from pytest_citations.kinds.memories import LINK_TYPES, Memory, index_for, verdicts
+from pytest_citations.kinds.memories import CITATION_FIELDS, CITATION_KEYS, LINK_TYPES, Memory, index_for, verdicts
 from pytest_citations.rules import Finding, rule
 
 if TYPE_CHECKING:
@@ -182,6 +184,49 @@ def _expect(node: Node, where: str, check, expected: str):
         yield Finding(f"{where} must be {expected}, not {_type_name(node.value)}", node.line, node.col)
 
 
+# A date-time's shape, as YAML reads a timestamp: the parts whose values must be real.
+_DATE_TIME = re.compile(
+    r"(\d{4})-(\d\d?)-(\d\d?)(?:[Tt ]+(\d\d?):(\d\d):(\d\d)(?:\.\d+)?[ \t]*(?:Z|[+-]\d\d?(?::?\d\d)?)?)?"
+)
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December")  # not calendar.month_name, which follows the locale
+
+
+def _out_of_range(text: str) -> list[str]:
+    """The parts of a value shaped like a date-time that name no real moment (``month 13``); none
+    when it is not so shaped."""
+    match = _DATE_TIME.fullmatch(text.strip())
+    if match is None:
+        return []
+    year, month, day, hour, minute, second = (int(part) if part else 0 for part in match.groups())
+    problems = [f"year {year}"] if year < 1 else []
+    if not 1 <= month <= 12:
+        problems.append(f"month {month}")
+        if not 1 <= day <= 31:
+            problems.append(f"day {day}")
+    elif year >= 1 and not 1 <= day <= (days := calendar.monthrange(year, month)[1]):
+        problems.append(f"day {day}: {_MONTHS[month - 1]} {year} has {days} days" if day > days else f"day {day}")
+    problems += [f"{name} {value}" for name, value, top in (("hour", hour, 23), ("minute", minute, 59),
+                                                            ("second", second, 59)) if value > top]
+    return problems
+
+
+def _expect_datetime(node: Node, where: str):
+    """An ISO 8601 date-time; one that is shaped as one but names no real moment is told apart
+    (``2026-13-45T99:00:00Z`` is a timestamp to YAML, and no date to anyone)."""
+    from pytest_citations.frontmatter import Timestamp, is_datetime
+
+    if is_datetime(node.value):
+        return
+    text = node.value.text if isinstance(node.value, Timestamp) else node.value
+    problems = _out_of_range(text) if isinstance(text, str) else []
+    if problems:
+        shown = quoted(text.strip(), plain=True)
+        yield Finding(f"{where} {shown} is not a valid date or time ({', '.join(problems)})", node.line, node.col)
+    else:
+        yield from _expect(node, where, is_datetime, "an ISO 8601 date-time")
+
+
 def _is_str(value) -> bool:
     return isinstance(value, str)
 
@@ -191,8 +236,6 @@ def _is_int(value) -> bool:
 
 
 def _schema_findings(memory: Memory):
-    from pytest_citations.frontmatter import is_datetime
-
     root = memory.front_matter.root
     if not isinstance(root.value, dict):
         yield Finding(f"front matter must be a mapping, not {_type_name(root.value)}", root.line, root.col)
@@ -203,7 +246,7 @@ def _schema_findings(memory: Memory):
     if "subject" in fields:
         yield from _expect(fields["subject"], "subject", _is_str, "a string")
     if "last_verified" in fields:
-        yield from _expect(fields["last_verified"], "last_verified", is_datetime, "an ISO 8601 date-time")
+        yield from _expect_datetime(fields["last_verified"], "last_verified")
     if "confidence" in fields:
         node = fields["confidence"]
         if not isinstance(node.value, (int, float)) or isinstance(node.value, bool):
@@ -224,8 +267,6 @@ def _schema_findings(memory: Memory):
 
 
 def _citation_findings(node: Node):
-    from pytest_citations.frontmatter import is_datetime
-
     if not isinstance(node.value, list):
         yield Finding(f"citations must be a list, not {_type_name(node.value)}", node.line, node.col)
         return
@@ -244,7 +285,7 @@ def _citation_findings(node: Node):
         if "snippet" in fields and fields["snippet"].value is not None:
             yield from _expect(fields["snippet"], f"{where}.snippet", _is_str, "a string")
         if "verified" in fields and fields["verified"].value is not None:
-            yield from _expect(fields["verified"], f"{where}.verified", is_datetime, "an ISO 8601 date-time")
+            yield from _expect_datetime(fields["verified"], f"{where}.verified")
 
 
 def _link_findings(node: Node):
@@ -718,11 +759,15 @@ def link_target_missing(memory: Memory, ctx):
 def duplicate_memory_id(memory: Memory, ctx):
     """
     ## What it does
-    Reports a memory whose id is also the id of another memory file in the repository.
+    Reports a memory whose id is also the id of another memory file in the repository, when one
+    of the two declares it with `id:`. A memory without `id:` has its file name (without `.md`)
+    as its id; two such notes in different subfolders (`2024/summary.md`, `2025/summary.md`)
+    are not reported, since the memories folder is searched recursively and plain notes there
+    often share a name: a link to that name is reported instead, as ambiguous (M217).
 
     ## Why is this bad?
-    Links and `citations memory verify ID` resolve ids to one file; with two, which one is meant
-    depends on the tool.
+    An `id:` is declared to name one memory; links and `citations memory verify ID` resolve ids to
+    one file, and with two, which one is meant depends on the tool.
 
     ## Example
 
@@ -758,15 +803,20 @@ def duplicate_memory_id(memory: Memory, ctx):
     Give one of them another id (or file name).
     """
     index = index_for(ctx.file.engine)
-    files = index.by_id.get(memory.id, [])
-    others = len(files) - (index.id_of.get(memory.rel) == memory.id)  # the memory's own file aside
+    if memory.declares_id:  # it clashes with every other memory of its id
+        files, origin = index.by_id.get(memory.id, []), ""
+        others = len(files) - (index.id_of.get(memory.rel) == memory.id)  # the memory's own file aside
+    else:  # its id is its file name: it clashes only with the memories that declare that id
+        files, origin = index.declared.get(memory.id, []), " (its file name)"
+        others = len(files)
     if others > 0:
         node = memory.field("id")
         line, col = (node.line, node.col) if node else (1, 1)
-        yield Finding(f"memory id {quoted(memory.id)} is also the id of {_other_files(memory.rel, files, others)}", line, col)
+        shown = _other_files(memory.rel, files, others)
+        yield Finding(f"memory id {quoted(memory.id)}{origin} is also the id of {shown}", line, col)
 
 
-NAMED_FILES = 3  # M214 names this many other files at most, and counts the rest
+NAMED_FILES = 3  # M214 and M217 name this many other files at most, and count the rest
 
 
 def _other_files(own: str, files: list[str], others: int) -> str:
@@ -777,6 +827,14 @@ def _other_files(own: str, files: list[str], others: int) -> str:
     if more <= 0:
         return ", ".join(named)
     return f"{', '.join(named)} and {more} other file{'s' if more > 1 else ''}"
+
+
+def _files(files: list[str]) -> str:
+    """``a and b``, ``a, b and c``; past :data:`NAMED_FILES` files, the first ones and how many more."""
+    if len(files) <= NAMED_FILES:
+        return " and ".join([", ".join(files[:-1]), files[-1]]) if len(files) > 1 else files[0]
+    more = len(files) - NAMED_FILES
+    return f"{', '.join(files[:NAMED_FILES])} and {more} other file{'s' if more > 1 else ''}"
 
 
 CYCLE_SEARCH_LINKS = 64  # links followed at most when looking for the shortest cycle through a memory
@@ -880,3 +938,147 @@ def supersedes_cycle(memory: Memory, ctx):
         shown = f"{memory.id} -> {link.target} -> ... -> {memory.id} ({len(loop)} memories supersede one another)" if link else ""
     if link:  # (a file that shares the id of a memory in the cycle, without the link, is M214's)
         yield Finding(f"supersedes cycle: {shown}", link.line, link.col)
+
+
+# Names other tools and habits give the spec's citation fields, for the fields difflib cannot
+# match by spelling (``file`` is closer to ``line`` than to ``path``).
+_FIELD_ALIASES = {"file": "path", "filename": "path", "file_path": "path", "filepath": "path", "lineno": "line",
+                  "line_number": "line", "text": "snippet", "quote": "snippet", "verified_at": "verified"}
+_SUGGESTED_UP_TO = 64  # characters of a field name that a suggestion is looked for; a longer name is no typo
+
+
+def _closest_field(name: str) -> str | None:
+    """The spec's citation field that ``name`` most likely means: its usual alias, or the field
+    spelled closest to it (``lines`` for ``line``); None when none is close."""
+    if len(name) > _SUGGESTED_UP_TO:
+        return None
+    lowered = name.lower()
+    if lowered in _FIELD_ALIASES:
+        return _FIELD_ALIASES[lowered]
+    import difflib  # only for a field to warn about: a check imports it no other time
+
+    close = difflib.get_close_matches(lowered, CITATION_KEYS, n=1, cutoff=0.75)
+    return close[0] if close else None
+
+
+@rule("M216", "unknown-citation-field", kind=KIND, severity=Severity.WARNING)
+def unknown_citation_field(memory: Memory, ctx):
+    """
+    ## What it does
+    Warns about a field of a citation that is not one of the spec's four, `path`, `line`,
+    `snippet` and `verified`, and names the one it most likely means (`lines` is `line`, `file`
+    is `path`). The field is ignored, as the spec's reader ignores it.
+
+    ## Why is this bad?
+    A typo silently changes what is verified: with `lines: 3` the citation has no line, so it is a
+    path-only citation that holds as long as the file exists, whatever line 3 now says.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title=".serena/memories/auth.md"
+    ---
+    citations:
+      - path: src/app.py
+        lines: 1
+        snippet: "def login"
+    ---
+    ```
+
+    ```python title="src/app.py"
+    def login(): ...
+    ```
+
+    Good:
+
+    ```markdown title=".serena/memories/auth.md"
+    ---
+    citations:
+      - path: src/app.py
+        line: 1
+        snippet: "def login"
+    ---
+    ```
+
+    ```python title="src/app.py"
+    def login(): ...
+    ```
+
+    ## Fix
+    Rename the field to the one the warning names, or remove it.
+    """
+    known = ", ".join(CITATION_KEYS)
+    for citation in memory.citations:
+        for name, key in citation.node.key_nodes.items():
+            if name in CITATION_FIELDS:
+                continue
+            closest = _closest_field(name)
+            hint = f"did you mean {quoted(closest)}? " if closest else ""
+            where = f"citations[{citation.index}]"
+            message = f"unknown citation field {quoted(name)} in {where} ({hint}known: {known}); the field is ignored"
+            yield Finding(message, key.line, key.col)
+
+
+@rule("M217", "ambiguous-link-target", kind=KIND)
+def ambiguous_link_target(memory: Memory, ctx):
+    """
+    ## What it does
+    Reports a link whose target id is the id of more than one memory, none of which declares it
+    with `id:`: notes whose files share a name in different subfolders of the memories folder
+    (`2024/summary.md`, `2025/summary.md`). When one of them declares the id, the memories
+    themselves are reported instead (M214), so each clash is reported in one place.
+
+    ## Why is this bad?
+    The link cannot say which memory it means: a tool follows one of them, and another tool the
+    other.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title=".serena/memories/roadmap.md"
+    ---
+    links:
+      - extends: summary
+    ---
+    ```
+
+    ```markdown title=".serena/memories/2024/summary.md"
+    # 2024 summary
+    ```
+
+    ```markdown title=".serena/memories/2025/summary.md"
+    # 2025 summary
+    ```
+
+    Good:
+
+    ```markdown title=".serena/memories/roadmap.md"
+    ---
+    links:
+      - extends: summary-2025
+    ---
+    ```
+
+    ```markdown title=".serena/memories/2024/summary.md"
+    # 2024 summary
+    ```
+
+    ```markdown title=".serena/memories/2025/summary.md"
+    ---
+    id: summary-2025
+    ---
+    # 2025 summary
+    ```
+
+    ## Fix
+    Give the memory the link means an `id:` of its own, and link to that.
+    """
+    index = index_for(ctx.file.engine)
+    for link in memory.links:
+        target = link.target if link.type in LINK_TYPES and isinstance(link.target, str) else None
+        files = index.by_id.get(target, []) if target is not None and target not in index.declared else []
+        if len(files) > 1:
+            message = f"{link.type} link target {quoted(link.target)} is ambiguous: it is the id of {_files(files)}"
+            yield Finding(message, link.line, link.col)

@@ -7,13 +7,13 @@ from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from pytest_citations import sources
-from pytest_citations.diagnostics import Edit, Fix
+from pytest_citations import dependencies, sources
+from pytest_citations.diagnostics import Edit, Fix, quoted
 from pytest_citations.jsonlines import loads, type_name
 from pytest_citations.kinds.url_citations import Record
 from pytest_citations.rules import Finding, Option, bundled_validator, rule
 from pytest_citations.timestamps import parse_iso_8601
-from pytest_citations.urls import NotAbsoluteURL, cid_digest, cid_for, normalize_url
+from pytest_citations.urls import NotAbsoluteURL, cid_digest, cid_for, http_url_problem, normalizations
 
 # imported here, not where it is used: importing it registers the run-wide index of the cids the
 # synthesis cites, which a cached result of a check that consulted it must find in a later run
@@ -28,16 +28,25 @@ _FOUND_BY_STRINGS = ("perspective_id", "agent_type", "artifact_path")
 
 
 def _normalized_original(record: Record, profile: str) -> str | None:
-    """normalize(url_original) under ``profile``, computed once per record; None if not absolute."""
+    """normalize(url_original) under ``profile`` (the form a fix writes), computed once per
+    record; None if not absolute."""
+    accepted = _accepted_normalizations(record, profile)
+    return accepted[0] if accepted else None
+
+
+def _accepted_normalizations(record: Record, profile: str) -> tuple[str, ...]:
+    """Every ``normalized_url`` a producer of ``profile`` writes for the record's ``url_original``
+    (see :func:`pytest_citations.urls.normalizations`), computed once per record; none if it is
+    not absolute."""
     memo = record.memo
-    normalized = memo.get(profile, memo)  # the memo itself stands for "not computed yet"
-    if normalized is memo:
+    accepted = memo.get(profile, memo)  # the memo itself stands for "not computed yet"
+    if accepted is memo:
         try:
-            normalized = normalize_url(record.data["url_original"], profile)
+            accepted = normalizations(record.data["url_original"], profile)
         except NotAbsoluteURL:
-            normalized = None
-        memo[profile] = normalized
-    return normalized
+            accepted = ()
+        memo[profile] = accepted
+    return accepted
 
 
 def _cid_digest(record: Record) -> bytes | None:
@@ -150,7 +159,7 @@ def schema_problems(data: dict) -> list[tuple[str, str]]:
             expected = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
             message = f"{where} must be {' or '.join(expected)}, not {type_name(error.instance)}"
         elif error.validator == "const":
-            message = f"{where} must be {error.validator_value!r}, not {error.instance!r}"
+            message = f"{where} must be {error.validator_value!r}, not {quoted(error.instance)}"
         else:
             message = f"{where}: {error.message}"
         problems.append((key, message))
@@ -234,11 +243,16 @@ def schema_violation(record: Record, ctx):
 def url_not_absolute(record: Record, ctx):
     """
     ## What it does
-    Reports a record whose `url_original` is not an absolute URL (a scheme, `//` and a host).
+    Reports a record whose `url_original` is not an absolute URL (a scheme, `//` and a host), and
+    one whose `url` is not an absolute `http` or `https` URL: a scheme of those two, `//`, a host,
+    and no white space or control character anywhere.
 
     ## Why is this bad?
     Normalization starts by parsing `url_original` as an absolute URL; a relative or bare URL has no
-    `normalized_url` and so no `cid`: it cannot be a citation.
+    `normalized_url` and so no `cid`: it cannot be a citation. `url` is the address the source was
+    fetched at, after redirects; a value that no HTTP client could have fetched (`not a url`, a
+    path without a host, a URL with a raw space, which a URL library writes as `%20`) means the
+    record was not written from a fetch, and a reader who follows it gets nowhere.
 
     ## Example
 
@@ -259,10 +273,15 @@ def url_not_absolute(record: Record, ctx):
     """
     if record.passes:
         return ()
+    findings = ()
     original = record.data.get("url_original")
     if isinstance(original, str) and _normalized_original(record, ctx.kind_options["url-profile"]) is None:
-        return (record.finding(f"url_original {original!r} is not an absolute URL (scheme://host/...)", "url_original"),)
-    return ()
+        message = f"url_original {quoted(original)} is not an absolute URL (scheme://host/...)"
+        findings += (record.finding(message, "url_original"),)
+    url = record.data.get("url")
+    if isinstance(url, str) and (problem := http_url_problem(url)) is not None:
+        findings += (record.finding(f"url {quoted(url)} is not an absolute http(s) URL{problem}", "url"),)
+    return findings
 
 
 _MAX_CACHED_TIMESTAMP = 64  # characters; a longer checked_at is parsed without being kept
@@ -294,8 +313,9 @@ def normalized_url_mismatch(record: Record, ctx):
 
     With `url-profile = "whatwg"` under `[tool.citations.kinds.url-citations]`, the expected value
     is the one WHATWG URL serialization gives (a host-only URL keeps `/`, IDN hosts in punycode,
-    query re-encoded). When a record fails under one profile but matches the other, the message
-    says so.
+    query re-encoded); the query may be written as `encodeURIComponent` writes it (a space is
+    `%20`) or as `URLSearchParams` does (a space is `+`), and both are accepted. When a record
+    fails under one profile but matches the other, the message says so.
 
     ## Why is this bad?
     The `cid` is the hash of `normalized_url`; if `normalized_url` is not derived deterministically,
@@ -330,12 +350,15 @@ def normalized_url_mismatch(record: Record, ctx):
     if not isinstance(original, str) or not isinstance(stored, str):
         return ()
     profile = ctx.kind_options["url-profile"]
-    expected = _normalized_original(record, profile)
-    if expected is None or stored == expected:
+    accepted = _accepted_normalizations(record, profile)
+    if not accepted or stored in accepted:
         return ()
-    message = f"normalized_url {stored!r} is not the {profile} normalization of url_original; expected {expected!r}"
+    expected = accepted[0]
+    message = f"normalized_url {quoted(stored)} is not the {profile} normalization of url_original; expected {quoted(expected)}"
+    if len(accepted) > 1:
+        message += f" (or {quoted(accepted[1])}, the query as URLSearchParams writes it)"
     other = _other_profile(profile)
-    if _normalized_original(record, other) == stored:
+    if stored in _accepted_normalizations(record, other):
         message += (
             f' (it matches the {other} profile: set url-profile = "{other}" under'
             " [tool.citations.kinds.url-citations] if the producer writes URLs that way)"
@@ -393,7 +416,7 @@ def cid_mismatch(record: Record, ctx):
     if digest is None or digest == cid_digest(normalized):  # a malformed cid is U106's
         return ()
     expected = cid_for(normalized)
-    message = f"cid is not the SHA-256 of normalized_url {normalized!r}; expected {expected}"
+    message = f"cid is not the SHA-256 of normalized_url {quoted(normalized)}; expected {expected}"
     kept = _cid_kept(ctx, cid)
     if kept:
         return (record.finding(message + kept, "cid"),)
@@ -440,7 +463,7 @@ def cid_format(record: Record, ctx):
     if not isinstance(cid, str) or _cid_digest(record) is not None:
         return ()
     normalized = record.data.get("normalized_url")
-    message = f"cid {cid!r} is not 'cid_' followed by 64 lowercase hex digits"
+    message = f"cid {quoted(cid)} is not 'cid_' followed by 64 lowercase hex digits"
     fix = None
     if isinstance(normalized, str):
         kept = _cid_kept(ctx, cid)
@@ -483,7 +506,7 @@ def unknown_status(record: Record, ctx):
         return ()
     status = record.data.get("status")
     if isinstance(status, str) and status not in STATUSES:
-        return (record.finding(f"status {status!r} is not one of {', '.join(STATUSES)}", "status"),)
+        return (record.finding(f"status {quoted(status)} is not one of {', '.join(STATUSES)}", "status"),)
     return ()
 
 
@@ -519,7 +542,7 @@ def checked_at_not_iso8601(record: Record, ctx):
         return ()
     value = record.data.get("checked_at")
     if isinstance(value, str) and not _is_iso_8601(value):
-        return (record.finding(f"checked_at {value!r} is not an ISO 8601 date or date-time", "checked_at"),)
+        return (record.finding(f"checked_at {quoted(value)} is not an ISO 8601 date or date-time", "checked_at"),)
     return ()
 
 
@@ -632,7 +655,9 @@ _MAX_CACHED_ARTIFACTS = 4096  # verdicts kept per file; a file naming more paths
 
 
 def _artifact_verdict(ctx, artifact_path: str) -> str:
-    """``ok``, ``missing``, ``loop`` (a symlink loop) or ``escapes`` for an artifact path, cached per file."""
+    """``ok``, ``missing``, ``loop`` (a symlink loop) or ``escapes`` for an artifact path, cached per
+    file. The check depends on the path (a wave output deleted, renamed or restored changes the
+    verdict: the result cache, --since and --staged must know it was looked at)."""
     cache = ctx.state.get("artifacts")
     if cache is None:
         cache = ctx.state["artifacts"] = {}
@@ -640,7 +665,10 @@ def _artifact_verdict(ctx, artifact_path: str) -> str:
     if verdict is None:
         if len(cache) >= _MAX_CACHED_ARTIFACTS:
             cache.clear()
-        verdict = cache[artifact_path] = _resolve_artifact(ctx.root, run_directory(ctx.rel), artifact_path)
+        run_dir = run_directory(ctx.rel)
+        verdict = cache[artifact_path] = _resolve_artifact(ctx.root, run_dir, artifact_path)
+        if verdict != "escapes":  # (a path out of the run is never looked at)
+            dependencies.note_path(ctx.root, run_dir / artifact_path)
     return verdict
 
 
@@ -707,7 +735,7 @@ def artifact_path_missing(record: Record, ctx):
             problem = "cannot be resolved under the run directory {!r}: a symlink loop" if verdict == "loop" else (
                 "does not exist under the run directory {!r}"
             )
-            message = f"found_by[{index}].artifact_path {path!r} " + problem.format(run_dir)
+            message = f"found_by[{index}].artifact_path {quoted(path)} " + problem.format(run_dir)
             findings += (record.finding(message, "found_by", index=index),)
     return findings
 
@@ -747,7 +775,7 @@ def artifact_path_escapes(record: Record, ctx):
         path = entry.get("artifact_path") if isinstance(entry, dict) else None
         if isinstance(path, str) and _artifact_verdict(ctx, path) == "escapes":
             run_dir = run_directory(ctx.rel).as_posix()
-            message = f"found_by[{index}].artifact_path {path!r} escapes the run directory {run_dir!r}"
+            message = f"found_by[{index}].artifact_path {quoted(path)} escapes the run directory {run_dir!r}"
             findings += (record.finding(message, "found_by", index=index),)
     return findings
 
@@ -910,7 +938,9 @@ def _passes_checks(record: Record, profile: str, allowed_waves, artifacts) -> bo
     digest = _cid_digest(record)
     if digest is None or digest != cid_digest(normalized):  # U106, U105
         return False
-    if _normalized_original(record, profile) != normalized:  # U103, U104
+    if normalized not in _accepted_normalizations(record, profile):  # U103, U104
+        return False
+    if http_url_problem(data["url"]) is not None:  # U103
         return False
     for entry in data["found_by"]:  # U110, U111, U112
         if allowed_waves is not None and int(entry["wave"]) not in allowed_waves:
