@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_citations.sources import DEFAULT_MAX_FILE_SIZE
+from pytest_citations.suppressions import INTERNAL_ERROR
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -69,11 +70,24 @@ def _string_list(value: Any, where: str) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _codes(value: Any, where: str) -> tuple[str, ...]:
+def _codes(value: Any, where: str, registry) -> tuple[str, ...]:
+    """A list of rule codes or prefixes, each the code or prefix of a rule that exists: a typo
+    (M270 for M207) in select or ignore would silently switch rules off."""
     codes = _string_list(value, where)
     for code in codes:
         if not _CODE_OR_PREFIX.match(code):
             raise _fail(where, f"{code!r} is not a rule code or code prefix (such as U104 or U1)")
+        if not any(item.code.startswith(code) for item in registry):
+            raise _fail(where, f"no rule code starts with {code!r}; `citations rules` lists them")
+    return codes
+
+
+def _silencing(codes: tuple[str, ...], where: str) -> tuple[str, ...]:
+    """Codes settings may ignore: any but an internal error, which a setting would silence in vain
+    (settings come with the checkout; see "What can never be silenced" in docs/configuration.md)."""
+    if INTERNAL_ERROR in codes:
+        raise _fail(where, f"{INTERNAL_ERROR} (internal error: a file was not fully checked) cannot be ignored in settings; "
+                    f"`--ignore {INTERNAL_ERROR}` on the command line can")
     return codes
 
 
@@ -93,7 +107,10 @@ def _option_value(option, value: Any, where: str) -> Any:
 
 
 def find_settings(start: Path) -> tuple[Path, dict[str, Any], Path | None]:
-    """(root, raw [tool.citations] table, file it came from) for a start folder."""
+    """(root, raw [tool.citations] table, file it came from) for a start folder. Without a
+    ``pyproject.toml`` or ``.git`` above it, the root is the current folder when ``start`` lies in
+    it (a folder or file named below it, or visited by pytest, belongs to the same repository),
+    else ``start``."""
     # Walk up the path as given, not as resolved: a folder reached through a symlink belongs to
     # the repository it was reached from. The root returned is resolved.
     start = Path(os.path.abspath(start))
@@ -107,7 +124,10 @@ def find_settings(start: Path) -> tuple[Path, dict[str, Any], Path | None]:
             fallback = fallback or folder
         elif (folder / ".git").exists():
             fallback = fallback or folder
-    return (fallback or start).resolve(), {}, None
+    if fallback is None:
+        here = Path(os.path.abspath(os.getcwd()))
+        fallback = here if start == here or here in start.parents else start
+    return fallback.resolve(), {}, None
 
 
 def has_settings(folder: Path) -> bool:
@@ -151,27 +171,39 @@ def parse_config(table: dict[str, Any], root: Path, kinds, registry, source: Pat
     if "exclude" in table:
         config.exclude = DEFAULT_EXCLUDE + _string_list(table["exclude"], f"{where}: exclude")
     if "select" in table:
-        config.select = _codes(table["select"], f"{where}: select")
+        config.select = _codes(table["select"], f"{where}: select", registry)
     if "ignore" in table:
-        config.ignore = _codes(table["ignore"], f"{where}: ignore")
+        config.ignore = _silencing(_codes(table["ignore"], f"{where}: ignore", registry), f"{where}: ignore")
     if "max-file-size" in table:
         size = table["max-file-size"]
         if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
             raise _fail(where, "max-file-size: expected a positive integer (bytes)")
         config.max_file_size = size
     if "cache-dir" in table:
-        if not isinstance(table["cache-dir"], str) or not table["cache-dir"].strip():
-            raise _fail(where, "cache-dir: expected a folder path (string)")
-        config.cache_dir = table["cache-dir"]
+        config.cache_dir = _cache_dir(table["cache-dir"], where)
     per_file = table.get("per-file-ignores", {})
     if not isinstance(per_file, dict):
         raise _fail(where, "per-file-ignores: expected a table of glob = [codes]")
     config.per_file_ignores = {
-        glob: _codes(codes, f"{where}: per-file-ignores.{glob}") for glob, codes in per_file.items()
+        glob: _silencing(_codes(codes, f"{where}: per-file-ignores.{glob}", registry), f"{where}: per-file-ignores.{glob}")
+        for glob, codes in per_file.items()
     }
     config.kinds = _kind_settings(table.get("kinds", {}), kinds, where)
     config.rule_options = _rule_options(table.get("rules", {}), registry, where)
     return config
+
+
+def _cache_dir(value: Any, where: str) -> str:
+    """A folder below the root: settings come with the checkout, and a cache they placed
+    elsewhere would have the run write and delete files outside the repository (the command line
+    and the environment may place it anywhere)."""
+    if not isinstance(value, str) or not value.strip():
+        raise _fail(where, "cache-dir: expected a folder path (string)")
+    parts = Path(value).parts
+    if Path(value).anchor or ".." in parts or not [part for part in parts if part != "."]:
+        raise _fail(where, f"cache-dir: {value!r} is not a folder inside the repository (a relative path without "
+                           "'..'); a cache elsewhere is chosen with --cache-dir or $CITATIONS_CACHE_DIR")
+    return value
 
 
 def _kind_settings(table: Any, kinds, where: str) -> dict[str, KindSettings]:

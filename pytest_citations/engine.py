@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -13,16 +14,21 @@ from typing import TYPE_CHECKING, Any
 from pytest_citations import baseline as baseline_module
 from pytest_citations import dependencies, globs, sources, suppressions
 from pytest_citations.config import Config, has_settings, load_config
-from pytest_citations.diagnostics import Diagnostic, sorted_diagnostics
+from pytest_citations.diagnostics import Diagnostic, clipped, sorted_diagnostics, window_bounds
 from pytest_citations.hookspecs import plugin_manager
 from pytest_citations.kinds import Reported
 from pytest_citations.rules import Finding, Rule, RuleRegistry
+from pytest_citations.suppressions import INTERNAL_ERROR
 
 if TYPE_CHECKING:
     from pytest_citations.cache import ResultCache
 
 SNIFF_BYTES = 64 * 1024
-_INCLUDED, _SNIFFED = 0, 1  # a kind's claims(rel): its include globs claim rel, or its head decides
+KEPT_PER_CODE = 200  # diagnostics of one code a file keeps; a C009 counts the others
+# A kind's claims(rel): its include globs claim rel; its head decides; its include globs name rel
+# but its head decides (by_content_only), and a head that cannot be read or is not UTF-8 is
+# claimed, for the read to say why.
+_INCLUDED, _SNIFFED, _CONTENT_DECIDES = 0, 1, 2
 
 
 class FileContext:
@@ -358,7 +364,7 @@ class Engine:
             return False
         for kind, claims, _ in self._matchers()[1]:
             if kind.name == kind_name:
-                return claims(rel) == _INCLUDED or bool(kind.sniff(text[:SNIFF_BYTES]))
+                return claims(rel) == _INCLUDED or _sniffs(kind, rel, text[:SNIFF_BYTES])
         return False
 
     def _path_claimed_by(self, kind_name: str | None, rel: str) -> bool:
@@ -390,17 +396,20 @@ class Engine:
             how = claims(rel)
             if how is None or excluded(rel):
                 continue
-            (claimed if how == _INCLUDED else to_sniff).append(kind)
+            if how == _INCLUDED:
+                claimed.append(kind)
+            else:
+                to_sniff.append((kind, how))
         if to_sniff:
-            sniffed = self._sniff(rel, to_sniff)
-            claimed.extend(kind for kind in to_sniff if kind.name in sniffed)
+            head = self._head(rel)
+            claimed.extend(kind for kind, how in to_sniff
+                           if (how == _CONTENT_DECIDES and _unreadable(head)) or (head is not None and _sniffs(kind, rel, head)))
         return [kind.name for kind in claimed]
 
     def _matchers(self) -> tuple:
         """(claimable(rel), [(kind, claims(rel), excluded(rel)), ...]): whether any kind's include
-        or sniff globs match, and per kind whether its include globs claim a path (_INCLUDED), its
-        head decides (_SNIFFED) or neither, and whether its excludes match; compiled once, since
-        every file of a walk goes through them."""
+        or sniff globs match, and per kind how its globs take a path (:func:`_claims`) and whether
+        its excludes match; compiled once, since every file of a walk goes through them."""
         if self._kind_matchers is None:
             settings = [self.config.kinds[kind.name] for kind in self.kinds]
             every = tuple(p for kind, own in zip(self.kinds, settings, strict=True) for p in (*own.include, *kind.sniff_include))
@@ -410,19 +419,14 @@ class Engine:
             ])
         return self._kind_matchers
 
-    def _sniff(self, rel: str, kinds: list) -> list[str]:
-        """The names of the ``kinds`` whose sniff claims the head of ``rel``."""
-        head = self._head(rel)
-        return [kind.name for kind in kinds if head and kind.sniff(head)]
-
-    def _head(self, rel: str) -> str:
-        """The first :data:`SNIFF_BYTES` of ``rel``, whatever its size: a file over max-file-size
+    def _head(self, rel: str) -> str | None:
+        """The first :data:`SNIFF_BYTES` of ``rel``, whatever its size (a file over max-file-size
         that its head claims is an artifact, reported as too large (C003) when it is read, not
-        passed over."""
+        passed over); None when it cannot be read (a dangling symlink, one out of the root)."""
         try:
             data = sources.read_head(self.config.root, rel, SNIFF_BYTES, max_size=sys.maxsize)
         except sources.SourceError:
-            return ""
+            return None
         return data.decode("utf-8", "replace")
 
     def discover(
@@ -507,12 +511,18 @@ class Engine:
         return report_of(tasks, [run_task(task, check_file) for task in tasks])
 
     def plan(self, paths: Iterable[Path], force_exclude: bool = False) -> list[Task]:
-        """Every file to check under ``paths``, those of nested roots after this root's own."""
-        nested: list[str] = []
-        tasks = [Task(self, rel, kinds) for rel, kinds in self.discover(paths, force_exclude, nested)]
-        for rel in nested:
-            engine = self._nested(rel)
-            tasks.extend(engine.plan([engine.config.root], force_exclude))
+        """Every file to check under ``paths``, those of each nested root after its parent's own
+        and before the next nested root of that parent (depth first; in a loop, since nested
+        roots may go a thousand deep)."""
+        tasks: list[Task] = []
+        pending: list[tuple[Engine, str | None]] = [(self, None)]  # (engine, its nested root to plan next)
+        while pending:
+            parent, rel = pending.pop()
+            engine = parent if rel is None else parent._nested(rel)
+            nested: list[str] = []
+            where = paths if rel is None else [engine.config.root]
+            tasks.extend(Task(engine, found, kinds) for found, kinds in engine.discover(where, force_exclude, nested))
+            pending.extend((engine, below) for below in reversed(nested))
         return tasks
 
     def outside_root(self, shown: str) -> list[Diagnostic]:
@@ -542,27 +552,46 @@ class Engine:
         return found
 
     def _check_file(self, rel: str, kinds: tuple, source: sources.Source | None) -> list[Diagnostic]:
-        found: list[Diagnostic] = []
-        directives: list[suppressions.Directive] = []
+        """The file's diagnostics from each of its kinds, after suppressions and per-file
+        ignores, at most :data:`KEPT_PER_CODE` of each code (a C009 counts the others).
+
+        Each diagnostic is judged as it is found, so that what is not kept is never held: every
+        kind is first run up to its first diagnostic, by which time it has read the file's
+        suppression comments (a kind sets ``ctx.directives`` before its first unit)."""
+        runs = []
         for kind in kinds:
             ctx = FileContext(self, rel, kind, source)
-            found.extend(self._run_rules(ctx))
-            directives.extend(ctx.directives)
+            run = self._run_rules(ctx)
+            runs.append((ctx, itertools.chain([first] if (first := next(run, None)) else [], run)))
             source = ctx.source  # read once, whichever kind read it first
         # Two Markdown kinds of one file read the same comments: each directive counts once.
-        directives = list({(d.line, d.col, d.action, d.codes): d for d in directives}.values())
-        found, _ = suppressions.apply(found, directives)
+        directives = list({(d.line, d.col, d.action, d.codes): d for ctx, _ in runs for d in ctx.directives}.values())
+        ignored = tuple(c for pattern, codes in self.config.per_file_ignores.items() if globs.matches(rel, [pattern]) for c in codes)
+        suppressed = _suppressor(directives)
+        found = _Bounded(KEPT_PER_CODE)
+        for _, run in runs:
+            for diagnostic in run:
+                if not suppressed(diagnostic) and (diagnostic.code == INTERNAL_ERROR or not diagnostic.code.startswith(ignored)):
+                    found.add(diagnostic)
         for directive, code in suppressions.unused(directives):
-            message = f"suppression of {code} is unused: no {code} diagnostic on this " + (
-                "file" if directive.action == "disable-file" else "line"
+            message = f"suppression of {code} is unused: " + (
+                "an internal error cannot be suppressed" if code == INTERNAL_ERROR else
+                f"no {code} diagnostic on this " + ("file" if directive.action == "disable-file" else "line")
             )
-            unused = self._diagnostic("C007", Finding(message, directive.line, directive.col), rel)
-            if unused:
-                found.append(unused)
-        ignored = [codes for pattern, codes in self.config.per_file_ignores.items() if globs.matches(rel, [pattern])]
-        if ignored:
-            found = [d for d in found if not any(d.code.startswith(c) for codes in ignored for c in codes)]
-        return sorted_diagnostics(found)
+            unused = self._diagnostic("C007", Finding(message, directive.line, directive.col), rel, source)
+            if unused and not unused.code.startswith(ignored):
+                found.add(unused)
+        return found.diagnostics(self._not_kept)
+
+    def _not_kept(self, count: int, first: Diagnostic) -> Diagnostic:
+        """The C009 that stands for ``count`` diagnostics of ``first``'s code that a file does not
+        keep, at the first of them and with its severity: it fails the run when they would."""
+        item = self.registry.get("C009")
+        many = count != 1
+        message = (f"{count} more {first.code} diagnostic{'s' if many else ''} in this file {'are' if many else 'is'} "
+                   f"not shown: a file keeps at most {KEPT_PER_CODE} of each code")
+        return Diagnostic(item.code, item.name, first.severity, message, first.path, first.line, first.col,
+                          context=first.context, context_start=first.context_start)
 
     def enabled_rules(self, kind: Any) -> list[Rule]:
         """The record rules of ``kind`` that the selection enables, worked out once per kind and
@@ -587,7 +616,7 @@ class Engine:
         try:
             for unit in ctx.kind.units(ctx):
                 if isinstance(unit, Reported):
-                    diagnostic = self._diagnostic(unit.code, _with_context(unit.finding, ctx.source), ctx.rel)
+                    diagnostic = self._diagnostic(unit.code, unit.finding, ctx.rel, ctx.source)
                     if diagnostic:
                         yield diagnostic
                     continue
@@ -604,10 +633,10 @@ class Engine:
                         found = check(unit, rule_ctx)
                         if found:
                             for finding in found:
-                                yield self._make(item, _with_context(finding, ctx.source), ctx.rel)
+                                yield self._make(item, finding, ctx.rel, ctx.source)
                     except Exception as exc:  # a rule's bug must not stop the run
                         crashed = [*(crashed or ()), entry]
-                        message = f"internal error in rule {item.code} ({item.name}): {type(exc).__name__}: {exc}"
+                        message = f"internal error in rule {item.code} ({item.name}): {type(exc).__name__}: {clipped(str(exc))}"
                         diagnostic = self._diagnostic("C006", Finding(message, unit.line), ctx.rel)
                         if diagnostic:
                             yield diagnostic
@@ -619,21 +648,32 @@ class Engine:
             if diagnostic:
                 yield diagnostic
         except Exception as exc:  # a parser's bug must not stop the run
-            message = f"internal error in kind {ctx.kind.name}: {type(exc).__name__}: {exc}"
+            message = f"internal error in kind {ctx.kind.name}: {type(exc).__name__}: {clipped(str(exc))}"
             diagnostic = self._diagnostic("C006", Finding(message), ctx.rel)
             if diagnostic:
                 yield diagnostic
 
-    def _diagnostic(self, code: str, finding: Finding, path: str) -> Diagnostic | None:
+    def _diagnostic(self, code: str, finding: Finding, path: str, source: sources.Source | None = None) -> Diagnostic | None:
         item = self.registry.get(code)
         if item is None:
             raise LookupError(f"no rule is registered under {code}")
-        if not self.config.rule_enabled(code):
+        if not self.config.rule_enabled(code) and not self._kept_whatever_settings_say(code):
             return None
-        return self._make(item, finding, path)
+        return self._make(item, finding, path, source)
+
+    def _kept_whatever_settings_say(self, code: str) -> bool:
+        """Whether ``code`` is reported even though the selection leaves it out: an internal error
+        (a file not fully checked) is, unless ``--ignore`` on the command line names it; settings
+        come with the checkout (docs/configuration.md, "What can never be silenced")."""
+        return code == INTERNAL_ERROR and INTERNAL_ERROR not in self.overrides.get("ignore", ())
 
     @staticmethod
-    def _make(item: Rule, finding: Finding, path: str) -> Diagnostic:
+    def _make(item: Rule, finding: Finding, path: str, source: sources.Source | None = None) -> Diagnostic:
+        """The diagnostic of ``finding``; its context is the line the finding gives, or a window
+        of its line in ``source`` (the file's text, when it is in memory)."""
+        context, start = finding.context, 0
+        if context is None and source is not None:
+            context, start = _line_window(source, finding.line, finding.col)
         return Diagnostic(
             code=item.code,
             name=item.name,
@@ -643,21 +683,35 @@ class Engine:
             line=finding.line,
             col=finding.col,
             fix=finding.fix,
-            context=finding.context,
+            context=context,
+            context_start=start,
         )
+
+
+def _unreadable(head: str | None) -> bool:
+    """Whether a head cannot be read, or is not UTF-8 text (decoded, its bad bytes are U+FFFD): a
+    file whose content decides is then claimed, so that reading it reports why (C001, C002)."""
+    return head is None or "\ufffd" in head
+
+
+def _sniffs(kind: Any, rel: str, head: str) -> bool:
+    """Whether ``kind`` claims the file ``rel`` by its ``head``: its ``sniff_file(rel, head)``,
+    for a kind that weighs a file's content by where it is, else its ``sniff(head)``."""
+    sniff_file = getattr(kind, "sniff_file", None)
+    return bool(sniff_file(rel, head) if sniff_file is not None else kind.sniff(head))
 
 
 def _claims(kind: Any, include: tuple[str, ...]) -> Callable[[str], int | None]:
     """``claims(rel)`` of a kind: _INCLUDED where its include globs match, _SNIFFED where its
     sniff globs do, None elsewhere. A path matching the kind's ``by_content_only`` globs is
-    _SNIFFED wherever its include globs would claim it (an agent's CLAUDE.md in a memories folder
-    is a memory only if its front matter cites files)."""
+    _CONTENT_DECIDES wherever its include globs would claim it (an agent's CLAUDE.md in a memories
+    folder is a memory only if its front matter cites files)."""
     first = globs.first_match((include, kind.sniff_include))
     by_content_only = tuple(getattr(kind, "by_content_only", ()))
     if not by_content_only:
         return first
     content_only = globs.matcher(by_content_only)
-    return lambda rel: _SNIFFED if (found := first(rel)) == _INCLUDED and content_only(rel) else found
+    return lambda rel: _CONTENT_DECIDES if (found := first(rel)) == _INCLUDED and content_only(rel) else found
 
 
 def walk_files(root: Path, folder: Path, excludes: tuple[str, ...]) -> tuple[list[str], list[str]]:
@@ -666,7 +720,7 @@ def walk_files(root: Path, folder: Path, excludes: tuple[str, ...]) -> tuple[lis
     excluded = globs.matcher(excludes)
     found: list[str] = []
     nested: list[str] = []
-    for current, dirnames, filenames in os.walk(folder):
+    for current, dirnames, filenames in _walk(str(folder)):
         base = Path(current).relative_to(root).as_posix()
         prefix = "" if base == "." else base + "/"
         kept = []
@@ -680,6 +734,29 @@ def walk_files(root: Path, folder: Path, excludes: tuple[str, ...]) -> tuple[lis
         dirnames[:] = kept
         found.extend(rel for rel in (prefix + name for name in sorted(filenames)) if not excluded(rel))
     return found, nested
+
+
+def _walk(top: str) -> Iterator[tuple[str, list[str], list[str]]]:
+    """``os.walk(top)``, top down, without following symlinked folders, in a loop rather than by
+    recursion (which Python 3.11's ``os.walk`` uses): a checkout may nest folders a thousand deep.
+    The caller may prune the folder names it is given, as with ``os.walk``."""
+    pending = [top]
+    while pending:
+        current = pending.pop()
+        try:
+            with os.scandir(current) as entries:
+                listed = list(entries)
+        except OSError:
+            continue
+        dirnames, filenames = [], []
+        for entry in listed:
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            (dirnames if is_dir else filenames).append(entry.name)
+        yield current, dirnames, filenames
+        pending.extend(path for name in reversed(dirnames) if not os.path.islink(path := os.path.join(current, name)))
 
 
 def run_task(task: Task, check_file=None) -> list[Diagnostic]:
@@ -696,11 +773,69 @@ def report_of(tasks: list[Task], results: list[list[Diagnostic]]) -> Report:
     return Report(sorted_diagnostics(d for found in results for d in found), [task.shown for task in tasks])
 
 
-def _with_context(finding: Finding, source: sources.Source | None) -> Finding:
-    """The finding with its source line, when its kind gave none and the text is in memory."""
-    if finding.context is not None or source is None:
-        return finding
-    return dataclasses.replace(finding, context=source.line_text(finding.line))
+def _line_window(source: sources.Source, line: int, col: int) -> tuple[str, int]:
+    """The window of line ``line`` of ``source`` that a diagnostic at ``col`` keeps, and where it
+    starts in the line (see :func:`diagnostics.context_window`); cut from the text without
+    copying the whole line, which may be megabytes long and hold thousands of findings."""
+    starts = source.line_starts
+    if not 1 <= line <= len(starts):
+        return "", 0
+    begin = starts[line - 1]
+    end = starts[line] if line < len(starts) else len(source.text)
+    start, stop = window_bounds(col, end - begin)
+    window = source.text[begin + start : begin + stop]
+    return (window.rstrip("\r\n") if begin + stop == end else window), start
+
+
+def _suppressor(directives: list[suppressions.Directive]) -> Callable[[Diagnostic], bool]:
+    """Whether a diagnostic is suppressed, as :func:`suppressions.apply` decides (by the first
+    directive that covers it, which it marks used), in time that does not grow with the number of
+    directives: of those that could cover it, only the first for its line or the whole file and
+    each prefix of its code is asked (a file may hold thousands of each)."""
+    first: dict[tuple[int | None, str], tuple[int, suppressions.Directive]] = {}
+    for order, directive in enumerate(directives):
+        line = directive.line + 1 if directive.action == "disable-next-line" else None
+        for prefix in directive.codes:
+            first.setdefault((line, prefix), (order, directive))
+
+    def suppressed(diagnostic: Diagnostic) -> bool:
+        prefixes = [diagnostic.code[:length] for length in range(1, len(diagnostic.code) + 1)]
+        found = [first[key] for key in ((line, p) for line in (diagnostic.line, None) for p in prefixes) if key in first]
+        return bool(found) and bool(suppressions.apply([diagnostic], [min(found, key=lambda item: item[0])[1]])[1])
+
+    return suppressed
+
+
+class _Bounded:
+    """The diagnostics of one file as they are found, keeping at most ``cap`` of each code: the
+    first by position. Of the others, only how many there are and the first of them."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.kept: dict[str, list[Diagnostic]] = {}
+        self.hidden: dict[str, tuple[int, Diagnostic]] = {}  # code -> (how many, the first)
+
+    def add(self, diagnostic: Diagnostic) -> None:
+        kept = self.kept.setdefault(diagnostic.code, [])
+        kept.append(diagnostic)
+        if len(kept) >= 2 * self.cap:
+            self._trim(diagnostic.code)
+
+    def _trim(self, code: str) -> None:
+        """Keep the first ``cap`` diagnostics of ``code`` (exact repeats dropped); count the rest."""
+        kept = sorted_diagnostics(self.kept[code])
+        self.kept[code] = kept[: self.cap]
+        for diagnostic in kept[self.cap :]:
+            count, first = self.hidden.get(code, (0, diagnostic))
+            self.hidden[code] = (count + 1, diagnostic if diagnostic.sort_key < first.sort_key else first)
+
+    def diagnostics(self, not_kept: Callable[[int, Diagnostic], Diagnostic]) -> list[Diagnostic]:
+        """What is kept, sorted, with ``not_kept(count, first)`` for each code that has more."""
+        for code, kept in self.kept.items():
+            if len(kept) > self.cap:
+                self._trim(code)
+        kept = [d for found in self.kept.values() for d in found]
+        return sorted_diagnostics([*kept, *(not_kept(count, first) for count, first in self.hidden.values())])
 
 
 def load_plugins(manager=None) -> tuple[list, RuleRegistry]:

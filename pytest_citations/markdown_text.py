@@ -1,7 +1,8 @@
 """Markdown text with what is not prose blanked out, so that scanners find citations only in prose.
 
-Blanking keeps every offset and line: each character of a code span, fenced block, HTML comment or
-front matter becomes a space, and newlines stay.
+Blanking keeps every offset and line: each character of a code span, fenced block (in a list item
+or a block quote too), HTML comment, preformatted HTML block, display-math block or front matter
+becomes a space, and newlines stay.
 """
 
 from __future__ import annotations
@@ -10,7 +11,12 @@ import re
 
 CODE_SPAN = re.compile(r"(?<!`)(?P<ticks>`+)(?!`).*?(?<!`)(?P=ticks)(?!`)")
 HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
-FENCE = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})")
+# Raw HTML whose content is code or preformatted text, and display math opened at a line's start.
+# Each ends where it closes or at the end of the text, so every character is looked at once.
+VERBATIM = re.compile(r"<(?P<tag>pre|code|script|style|math)\b[^<>]*>.*?(?:</(?P=tag)\s*>|\Z)|^[ \t]*\$\$.*?(?:\$\$|\Z)",
+                      re.S | re.I | re.M)
+# A fence may be indented (inside a list item) and quoted (inside a block quote).
+FENCE = re.compile(r"^[ \t]*(?:>[ \t]*)*(?P<fence>`{3,}|~{3,})")  # (one way to match: no backtracking blow-up)
 
 
 def blank(text: str) -> str:
@@ -21,9 +27,12 @@ def blank(text: str) -> str:
 
 
 def prose(text: str) -> str:
-    """``text`` with front matter, fenced code, code spans and HTML comments blanked out (same
-    length, newlines kept), so offsets into it are offsets into ``text``."""
+    """``text`` with front matter, fenced code, code spans, HTML comments, preformatted HTML and
+    display math blanked out (same length, newlines kept), so offsets into it are offsets into
+    ``text``."""
     out = HTML_COMMENT.sub(lambda m: blank(m.group()), text)
+    if "<" in out or "$$" in out:
+        out = VERBATIM.sub(lambda m: blank(m.group()), out)
     lines = out.split("\n")
     start = 0
     if lines and lines[0].rstrip("\r") == "---":

@@ -2,9 +2,9 @@
 
 A research run is a folder holding ``citations/citations.jsonl``. Its synthesis is every file the
 ``synthesis`` kind claims (by default ``synthesis.md``, ``synthesis/*.md`` and ``summaries/*.md``)
-whose nearest enclosing run folder it is. In the synthesis's prose (code and HTML comments are
-skipped) every ``http(s)`` URL, every ``cid_<64 hex>`` and every ``[@cid_...]`` marker is a cited
-reference. A marker names its cid as written, well formed or not: research-run tools cite a record
+in the run folder itself or one folder below it (:func:`run_folder`). In the synthesis's prose
+(code, HTML comments and images are skipped) every ``http(s)`` URL, every ``cid_<64 hex>`` and
+every ``[@cid_...]`` marker is a cited reference. A marker names its cid as written, well formed or not: research-run tools cite a record
 as ``[@cid]`` whatever its cid is (placeholders such as ``cid_alpha`` included), so a marker is what
 the synthesis says it cites; a bare ``cid_...`` that is not 64 hex digits is only a word. A URL is
 matched to a record when its normalized form (under the url-citations kind's ``url-profile``)
@@ -35,6 +35,8 @@ _URL = re.compile(r"https?://[^\s<>\"`\[\]{}|\\^]+", re.I)
 _CID = re.compile(r"(?<![0-9A-Za-z_])cid_[0-9a-f]{64}(?![0-9A-Za-z_])")
 # ``[@cid_...]`` with one key of the characters such tools write, not the text of a Markdown link
 _CID_MARKER = re.compile(r"\[@(?P<cid>cid_[A-Za-z0-9_:-]+)\](?!\()")
+# The source of an image (Markdown or HTML): shown, not cited.
+_IMAGE_SOURCE = re.compile(r"!\[[^\]\n]*\]\(\s*<?(?P<md>[^\s)>]+)|<img\b[^<>]*?\ssrc\s*=\s*[\"']?(?P<html>[^\s\"'<>]+)", re.I)
 _TRAILING = ".,;:!?*_'\""
 
 
@@ -112,7 +114,10 @@ def cited_references(text: str, profile: str = "spec") -> list[CitedRef]:
     for number, line in enumerate(visible.split("\n"), start=1):
         if "http" not in line.lower() and "cid_" not in line:
             continue
+        images = {found.start(found.lastgroup) for found in _IMAGE_SOURCE.finditer(line)}
         for match in _URL.finditer(line):
+            if match.start() in images:
+                continue
             url = _trim(match.group())
             if len(url) <= len("https://"):
                 continue
@@ -184,10 +189,17 @@ def load_run(root: Path, run: str, max_size: int, profile: str = "spec") -> RunI
     return index
 
 
+RUN_DEPTH = 1  # how many folders above its own a synthesis file's run folder may be
+
+
 def run_folder(root: Path, rel: str) -> str | None:
-    """The nearest folder above ``rel`` (repo-relative) that holds ``citations/citations.jsonl``."""
+    """The folder of ``rel`` (repo-relative), or the one above it, whichever first holds
+    ``citations/citations.jsonl``: a run's synthesis sits in the run (``synthesis.md``) or one
+    folder down (``synthesis/*.md``, ``summaries/*.md``). A folder higher up is not its run: a
+    repository with a ``citations/`` folder at its top does not make every ``docs/summaries/*.md``
+    a synthesis."""
     folder = PurePosixPath(rel).parent
-    while True:
+    for _ in range(RUN_DEPTH + 1):
         candidate = root / folder / CITATIONS_FILE
         dependencies.note_path(root, candidate)  # one that appears later changes the answer
         if candidate.is_file():
@@ -199,6 +211,7 @@ def run_folder(root: Path, rel: str) -> str | None:
         if folder == PurePosixPath(".") or folder == folder.parent:
             return None
         folder = folder.parent
+    return None
 
 
 def shared_run(engine, rel: str) -> RunIndex | None:

@@ -109,7 +109,23 @@ SCHEMA_INLINE = regex.compile(
         ("[src/legacy/auth.py]", None),  # no hash, no lines: prose, however path-like
         ("[README.md]", None),
         ("[src/a.py@0123456789abcdef]", ("src/a.py", "0123456789abcdef", None)),
-        ("[src/a.py@deadbeef]", ("src/a.py", "deadbeef", None)),  # a short hash: a tuple, for R403
+        ("[src/a.py@deadbeef, L3]", ("src/a.py", "deadbeef", "L3")),  # a short hash with lines: a tuple, for R403
+        ("[src/a.py@a8f9c2d4e5f6071]", ("src/a.py", "a8f9c2d4e5f6071", None)),  # 15 digits: a hash with a typo
+        # a commit of a repository, as GitHub writes it (7 to 12 hex digits abbreviated, 40 in full)
+        ("[pallets/flask@1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b]", None),
+        ("[vendor/lib.js@4f3c2a1]", None),
+        ("[origin/main@abcdef1]", None),
+        ("[src/a.py@deadbeef]", None),
+        # wrapped at the space after the comma, as 80-column Markdown is
+        ("- claim [src/a.py@0000000000000000,\n  L1-3]", ("src/a.py", "0000000000000000", "L1-3")),
+        ("a paragraph [src/a.py, L1\n\nL2]", None),  # a blank line ends a paragraph, and a bracket
+        (r"\\[src/a.py, L1]", ("src/a.py", None, "L1")),  # an escaped backslash, then a bracket
+        # code and preformatted text: in a block quote, a list item, raw HTML, display math
+        ("> ```\n> [src/q.ts@a8f9c2d4e5f60718, L1]\n> ```", None),
+        ("- item\n\n    ```\n    [src/x.py, L1]\n    ```", None),
+        ("<pre>\n[src/l.ts@a8f9c2d4e5f60718, L4]\n</pre>", None),
+        ("<code>[src/l.ts, L4]</code>", None),
+        ("$$\n[src/m.ts@a8f9c2d4e5f60718, L1]\n$$", None),
         ("[src/a.py@a8f9c2d4e5f6071g]", ("src/a.py", "a8f9c2d4e5f6071g", None)),  # a typo in a hash
         ("[src/gone.py@0000000000000000," + " " * 500 + "L1]", ("src/gone.py", "0000000000000000", "L1")),
         ("[src/a.py, L1" + " " * 600 + "]", ("src/a.py", None, "L1")),
@@ -392,7 +408,7 @@ def test_hostile_artifacts(tmp_path):
     _write(root, {
         "pyproject.toml": "[tool.citations]\nmax-file-size = 4096\n",
         "src/a.py": "a = 1\n",
-        "deep.json": "[" * 600 + '{"artifact_id": "src/a.py"}' + "]" * 600,
+        "deep.json": "[" * 600 + '{"artifact_id": "src/a.py", "lines": "L1"}' + "]" * 600,
         "dupes.json": '{"citations": [{"artifact_id": "src/a.py", "artifact_id": "src/b.py"}]}',
         "nan.jsonl": '{"citations": [{"artifact_id": "src/a.py", "lines": NaN}]}\n',
         "pretty.jsonl": '{\n  "artifact_id": "src/a.py"\n}\n',
@@ -465,3 +481,24 @@ def test_the_schema_patterns_have_their_json_schema_meaning(tmp_path, field, val
     (tmp_path / "src" / "a.py").write_text("a\n")
     _write(tmp_path, {"out/f.json": json.dumps({"citations": [{"artifact_id": "src/a.py", field: value}]})})
     assert [d.code for d in _check(tmp_path) if d.code != "R409"] == ["R402"]
+
+
+def test_other_tools_artifact_ids_are_not_tuples(tmp_path):
+    """``artifact_id`` is a key of model registries, SBOMs, package metadata and API examples too:
+    an object is a tuple only with a tuple's shape, or under a tuple key."""
+    _write(tmp_path, {
+        "mlruns/registry.json": '{"models": [{"name": "resnet", "artifact_id": "model-v3", "stage": "Production"}]}',
+        "mlruns/runs.json": '{"runs": [{"artifact_id": "runs/12/model", "metrics": {"acc": 0.9}}]}',
+        "api/artifacts.jsonl": '{"artifact_id": "com.example:lib:1.0", "type": "maven"}\n',
+        "package.json": '{"name": "x", "version": "1.0.0", "config": {"artifact_id": "my-lib"}}',
+        "openapi.json": '{"openapi": "3.0.0", "components": {"schemas": {"T": {"example": '
+                        '{"artifact_id": "src/auth/login.ts", "content_hash": "a8f9c2d4e5f60718"}}}}}',
+        "out/findings.json": '{"findings": [{"artifact_id": "src/gone.py", "lines": "L1"}, {"artifact_id": "src/gone2.py"}],'
+                             ' "citations": [{"artifact_id": "model-v3"}]}',
+    })
+    report = Engine.load(tmp_path).check([tmp_path])
+    assert [(d.path, d.code, d.message) for d in report.diagnostics] == [
+        ("out/findings.json", "R406", "MISSING: src/gone.py does not exist"),
+        ("out/findings.json", "R406", "MISSING: src/gone2.py does not exist"),  # alone, with a path-like id
+        ("out/findings.json", "R406", "MISSING: model-v3 does not exist"),  # under the tuple key: a tuple whatever it holds
+    ]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from pytest_citations.cli import main
@@ -20,6 +22,10 @@ def _settings(tmp_path, text):
         ("colour = 1\n", "unknown setting 'colour' in [tool.citations]"),
         ("select = 'U1'\n", "select: expected a list of strings"),
         ("ignore = ['u104']\n", "ignore: 'u104' is not a rule code or code prefix"),
+        # a code no rule has, as a typo of M207 would be: the gate must not pass by switching rules off
+        ("select = ['M270']\n", "select: no rule code starts with 'M270'; `citations rules` lists them"),
+        ("ignore = ['Z']\n", "ignore: no rule code starts with 'Z'"),
+        ("[tool.citations.per-file-ignores]\n'x/**' = ['Q1']\n", "per-file-ignores.x/**: no rule code starts with 'Q1'"),
         ("max-file-size = -1\n", "max-file-size: expected a positive integer"),
         ("max-file-size = true\n", "max-file-size: expected a positive integer"),
         ("per-file-ignores = ['x']\n", "per-file-ignores: expected a table"),
@@ -35,7 +41,7 @@ def _settings(tmp_path, text):
 )
 def test_bad_settings_are_clear_errors(tmp_path, capsys, text, message):
     root = _settings(tmp_path, text)
-    with pytest.raises(ConfigError, match=message.replace("[", r"\[").replace("]", r"\]").replace("(", r"\(")):
+    with pytest.raises(ConfigError, match=re.escape(message)):
         Engine.load(root)
     assert main(["check", str(root)]) == 2
     assert message in capsys.readouterr().err
@@ -73,3 +79,22 @@ def test_explicit_config_file(tmp_path):
     settings.write_text("ignore = ['U104']\n")
     engine = Engine.load(tmp_path / "elsewhere", settings)
     assert engine.config.ignore == ("U104",) and engine.config.root == tmp_path.resolve()
+
+
+def test_without_a_marker_the_root_is_the_current_folder_for_whatever_is_named_below_it(tmp_path, monkeypatch, capsys):
+    """No pyproject.toml, no .git (a source archive, a CI export): a folder or file named below the
+    current folder, or visited by pytest, belongs to one repository, rooted where the run started."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("x\n")
+    memories = tmp_path / ".serena" / "memories"
+    memories.mkdir(parents=True)
+    (memories / "m.md").write_text("---\ncitations:\n  - path: src/a.py\n    line: 1\n    snippet: x\n"
+                                   "links:\n  - supersedes: old\n---\n")
+    (memories / "old.md").write_text("---\nid: old\n---\n")
+    monkeypatch.chdir(tmp_path)
+    assert find_settings(memories)[0] == tmp_path.resolve()
+    for named in (".", ".serena", ".serena/memories/m.md"):
+        assert main(["check", "--no-cache", named]) == 0, capsys.readouterr()
+    elsewhere = tmp_path.parent / f"{tmp_path.name}-elsewhere"
+    elsewhere.mkdir()
+    assert find_settings(elsewhere)[0] == elsewhere.resolve()  # not below the current folder: itself

@@ -66,8 +66,10 @@ def timed(root: Path) -> tuple[list[tuple], float]:
 
 
 CORPUS = [
-    ('brief-claim-syntax.md', [(1, 1, 'B317', "claim section 'Minority View' is missing"), (1, 1, 'B317', "claim section 'What to Watch' is missing"), (2, 90, 'B307', 'no stored citation objects: no sidecar briefs/b.citations.json and no synthesis for this brief in an evidence store'), (4, 69, 'B306', '[2026] is read as the link reference definition [2026]: on line 20, not as a citation marker'), (7, 32, 'B306', '[2026] is read as the link reference definition [2026]: on line 20, not as a citation marker')]),
+    ('brief-claim-syntax.md', [(1, 1, 'B317', "claim section 'Minority View' is missing"), (1, 1, 'B317', "claim section 'What to Watch' is missing"), (2, 90, 'B307', 'no stored citation objects: no sidecar briefs/b.citations.json and no synthesis for this brief in an evidence store'), (4, 69, 'B306', '[2026] is read as the link reference definition [2026]: on line 20, not as a citation marker'), (7, 32, 'B306', '[2026] is read as part of an autolink (a URL in angle brackets), not as a citation marker')]),
+    ('brief-block-bullets.md', [(1, 1, 'B317', "claim section 'Minority View' is missing"), (1, 1, 'B317', "claim section 'What to Watch' is missing"), (2, 1, 'B301', 'claim bullet has no citation marker [N]'), (3, 49, 'B307', 'no stored citation objects: no sidecar briefs/b.citations.json and no synthesis for this brief in an evidence store'), (4, 1, 'B301', 'claim bullet has no citation marker [N]'), (4, 15, 'B306', '[7] is read as part of an HTML tag, not as a citation marker'), (5, 1, 'B301', 'claim bullet has no citation marker [N]'), (7, 1, 'B301', 'claim bullet has no citation marker [N]'), (11, 1, 'B301', 'claim bullet has no citation marker [N]'), (16, 2, 'B301', 'claim bullet has no citation marker [N]'), (18, 1, 'B301', 'claim bullet has no citation marker [N]'), (18, 22, 'B306', '[7] is read as part of an autolink (a URL in angle brackets), not as a citation marker')]),
     ('brief-deep-headings.md', [(1, 1, 'B317', "claim section 'Minority View' is missing"), (4, 23, 'B307', 'no stored citation objects: no sidecar briefs/b.citations.json and no synthesis for this brief in an evidence store'), (6, 1, 'B301', 'claim bullet has no citation marker [N]'), (33, 1, 'B303', 'References entry [2] is never cited')]),
+    ('brief-formatted-headings.md', [(4, 29, 'B307', 'no stored citation objects: no sidecar briefs/b.citations.json and no synthesis for this brief in an evidence store'), (5, 1, 'B301', 'claim bullet has no citation marker [N]'), (10, 1, 'B301', 'claim bullet has no citation marker [N]'), (11, 1, 'B301', 'claim bullet has no citation marker [N]'), (24, 1, 'B305', 'References entry [2] does not follow `[N] Publisher. "Title". Published <date>. <URL>`: \'30 Feb 2026\' is not a date of the calendar'), (25, 1, 'B303', 'References entry [3] is never cited'), (25, 1, 'B305', 'References entry [3] does not follow `[N] Publisher. "Title". Published <date>. <URL>`: the title\'s opening quote is never closed'), (26, 1, 'B303', 'References entry [4] is never cited'), (26, 1, 'B305', 'References entry [4] does not follow `[N] Publisher. "Title". Published <date>. <URL>`: the publisher \'Reuters\' does not end with a period'), (27, 1, 'B303', 'References entry [5] is never cited'), (27, 1, 'B305', 'References entry [5] does not follow `[N] Publisher. "Title". Published <date>. <URL>`: text after the URL: \'(archived)\' (only [Paywall] and [Monitor-only source] may follow it)')]),
     ('brief-registry-article-hosts.yaml', []),  # alone, nothing reads it (tests/test_brief_verdicts.py reads it with a brief)
     ('jsonl-5000-digits.jsonl', [(1, 1, 'U101', 'invalid JSON: a number with 5000 digits is longer than 4300')]),
     ('jsonl-bad-line-7.jsonl', [(7, 35, 'U101', 'invalid JSON: expecting property name enclosed in double quotes')]),
@@ -123,7 +125,7 @@ def test_an_unsafe_yaml_tag_is_never_executed(tmp_path, monkeypatch):
 
 
 def test_a_10_mb_single_line(tmp_path):
-    line = b'{"notes": "' + b"x" * 10_000_000 + b'"}\n'
+    line = b'{"url": "https://example.com/a", "notes": "' + b"x" * 10_000_000 + b'"}\n'
     scratch(tmp_path, {JSONL: line, MEMORY: b"---\nid: m\n---\n" + b"y" * 10_000_000 + b"\n"})
     found, elapsed = timed(tmp_path)
     assert [row[3] for row in found] == ["U102"] and found[0][1:3] == (1, 1)
@@ -132,12 +134,12 @@ def test_a_10_mb_single_line(tmp_path):
 
 def test_a_file_over_the_size_cap(tmp_path):
     sniffed = b'---\nid: notes\ncitations:\n  - path: a.txt\n    line: 1\n    snippet: "one"\n---\n'
-    scratch(tmp_path, {JSONL: b"{}\n" * 4_000_001, MEMORY: b"---\nid: m\n---\n" + b"y" * 12_000_001,
+    scratch(tmp_path, {JSONL: b'{"url": "https://example.com/a"}\n' * 375_001, MEMORY: b"---\nid: m\n---\n" + b"y" * 12_000_001,
                        "docs/notes.md": sniffed + b"y" * 12_000_000})  # a memory by its head alone
     assert check(tmp_path) == [
         (MEMORY, 1, 1, "C003", "file is 12000015 bytes, over the 12000000-byte limit (max-file-size)"),
         ("docs/notes.md", 1, 1, "C003", f"file is {len(sniffed) + 12_000_000} bytes, over the 12000000-byte limit (max-file-size)"),
-        (JSONL, 1, 1, "C003", "file is 12000003 bytes, over the 12000000-byte limit (max-file-size)"),
+        (JSONL, 1, 1, "C003", "file is 12375033 bytes, over the 12000000-byte limit (max-file-size)"),
     ]
 
 
@@ -177,7 +179,7 @@ PATHS = {
     "absolute": ("/etc/passwd", "M206", "Path traversal blocked: /etc/passwd"),
     "tilde": ("~/x.txt", "M207", "File not found: ~/x.txt"),
     "nul": ('"a\\0b.txt"', "M207", "File not found: a\x00b.txt"),
-    "long-name": ("a" * 5000 + ".txt", "M207", "File not found: " + "a" * 5000 + ".txt"),
+    "long-name": ("a" * 5000 + ".txt", "M207", "File not found: " + "a" * 1304 + "\u2026" + "a" * 657 + ".txt (5020 characters)"),
     "symlink-passwd": ("passwd", "M206", "Path traversal blocked: passwd"),
     "symlink-sibling": ("sib/secret.txt", "M206", "Path traversal blocked: sib/secret.txt"),
     "symlink-loop": ("loop1", "M207", "File not found: loop1"),

@@ -253,3 +253,18 @@ def test_named_paths_are_checked_even_if_excluded(pytester, capsys) -> None:
         result.assert_outcomes(failed=1)
     result = pytester.runpytest_inprocess("--citations", "old/alpha/citations/citations.jsonl::citations")
     result.assert_outcomes(failed=1)
+
+
+def test_without_any_marker_both_root_the_repository_where_they_start(pytester, capsys) -> None:
+    """No pyproject.toml, no .git, a pytest.ini only: every folder pytest visits belongs to the
+    repository rooted where it started, as for citations check (a memory citing src/a.py is VALID
+    in both, not M207 from a root at .serena/memories)."""
+    (pytester.path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    (pytester.path / "src").mkdir()
+    (pytester.path / "src" / "a.py").write_text("x = 1\n", encoding="utf-8")
+    memory = pytester.path / ".serena" / "memories" / "m.md"
+    memory.parent.mkdir(parents=True)
+    memory.write_text("---\ncitations:\n  - path: src/a.py\n    line: 1\n    snippet: x = 1\n---\n", encoding="utf-8")
+    write_memory(pytester.path / ".serena" / "memories" / "team" / "auth.md")  # one real finding
+    assert_same_verdicts(pytester, capsys)
+    assert_same_verdicts(pytester, capsys, ".serena")

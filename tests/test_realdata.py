@@ -48,3 +48,17 @@ def test_every_realdata_file_is_read_without_crash(realdata):
         engine = _engine(project, kinds={"url-citations": {"include": ["**/*.jsonl"]}})
         report = engine.check([project])
         assert not [d for d in report.diagnostics if d.code == "C006"], project.name
+
+
+def test_a_citations_file_of_another_tool_at_the_spec_path_is_not_claimed(tmp_path):
+    """A bibliometric repository's citations/citations.jsonl (citing and cited works) holds no
+    citation record: not claimed; a research run's file there of another shape is (U102)."""
+    (tmp_path / "data" / "citations").mkdir(parents=True)
+    (tmp_path / "data" / "citations" / "citations.jsonl").write_text(
+        '{"oci": "061-062", "citing": "10.1007/s11192-019-03217-6", "cited": "10.1162/qss_a_00023"}\n')
+    (tmp_path / "runs" / "r1" / "citations").mkdir(parents=True)
+    (tmp_path / "runs" / "r1" / "citations" / "citations.jsonl").write_text(
+        '{"source_id": "src-1", "url": "https://example.com/a", "claim": "c"}\n')
+    report = _engine(tmp_path).check([tmp_path])
+    assert report.files == ["runs/r1/citations/citations.jsonl"]
+    assert [d.code for d in report.diagnostics] == ["U102"]

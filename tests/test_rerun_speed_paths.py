@@ -275,9 +275,8 @@ def test_claims_are_those_of_each_kinds_globs_taken_one_by_one(tmp_path):
                 included = globs.matches(rel, settings.include)
                 text = (root / rel).read_text()
                 sniffed = kind.sniff_file(rel, text) if hasattr(kind, "sniff_file") else kind.sniff(text)
-                if included and not globs.matches(rel, getattr(kind, "by_content_only", ())):
-                    expected.append(kind.name)
-                elif (included or globs.matches(rel, kind.sniff_include)) and sniffed:
+                by_path = included and not globs.matches(rel, getattr(kind, "by_content_only", ()))
+                if by_path or ((included or globs.matches(rel, kind.sniff_include)) and sniffed):
                     expected.append(kind.name)
             assert [kind.name for kind in engine.kinds_for(rel)] == expected, rel
 

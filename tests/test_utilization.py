@@ -185,3 +185,27 @@ def test_a_marker_whose_cid_no_record_has_is_a_phantom_and_one_with_a_record_res
     assert found == [
         (1, 26, "U114", "`cid_omega` is cited but has no record in run/citations/citations.jsonl (phantom citation)")
     ]
+
+
+def test_a_synthesis_belongs_to_a_run_in_its_folder_or_the_one_above(tmp_path):
+    """A repository with a citations/ folder at its top is not one research run holding every
+    docs/summaries/*.md: a run's synthesis sits in the run or one folder down."""
+    record = json.dumps({"schema_version": "citation.v1", "normalized_url": "https://example.com/a",
+                         "cid": cid_for("https://example.com/a"), "url": "https://example.com/a",
+                         "url_original": "https://example.com/a", "status": "valid",
+                         "checked_at": "2026-02-14T00:00:00Z", "found_by": [], "notes": "ok"})
+    for folder in ("citations", "runs/r1/citations"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "citations.jsonl").write_text(record + "\n", encoding="utf-8")
+    for rel in ("docs/summaries/2024-q1.md", "meetings/summaries/monday.md", "runs/r1/synthesis/final.md",
+                "runs/r1/summaries/short.md", "summaries/top.md"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("See https://github.com/org/repo/pull/12.\n", encoding="utf-8")
+    found = sorted(d.path for d in Engine.load(tmp_path).check([tmp_path]).diagnostics if d.code == "U114")
+    assert found == ["runs/r1/summaries/short.md", "runs/r1/synthesis/final.md", "summaries/top.md"]
+
+
+def test_an_image_is_shown_not_cited():
+    text = ("![chart](https://cdn.example.com/chart.png) ![a](<https://cdn.example.com/b c.png>)\n"
+            '<img alt="x" src="https://cdn.example.com/d.png"> and [a link](https://example.com/cited)\n')
+    assert [ref.text for ref in cited_references(text)] == ["https://example.com/cited"]

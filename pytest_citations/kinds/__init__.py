@@ -8,6 +8,8 @@ A kind is an object with:
   ``head`` is the first 64 KiB of the file as text;
 - optionally ``by_content_only``: globs of files that ``include`` would claim by path but that are
   claimed only when ``sniff(head)`` says so (an agent's ``CLAUDE.md`` in a memories folder);
+- optionally ``sniff_file(rel, head)``, asked instead of ``sniff(head)`` by a kind that weighs a
+  file's content by where it is (less evidence at the spec's own path than anywhere else);
 - ``options``: kind-level settings (``dict[str, rules.Option]``);
 - ``units(ctx)``: parse the file behind ``ctx`` and yield units for the record-scope rules, or
   :class:`Reported` findings for parse problems (which name the rule that reports them). A unit

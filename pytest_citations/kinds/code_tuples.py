@@ -43,21 +43,25 @@ GIT_HISTORY = ("root", "enclosing", "off")
 
 # -- the inline grammar -------------------------------------------------------------------------
 
-# A bracket that is not escaped, not the second half of a reference link, not link text; of any
-# length (padding must not hide a tuple), found in linear time since its body holds no bracket.
-_BRACKET = re.compile(r"(?<![\\\]])\[(?P<body>[^\[\]\n]+)\](?![(\[])")
+# A bracket that is not escaped (a backslash before it that is itself escaped does not count), not
+# the second half of a reference link, not link text; of any length (padding must not hide a
+# tuple), over one line end at most (a paragraph wrapped inside a tuple), found in linear time
+# since its body holds no bracket.
+_BRACKET = re.compile(r"(?:(?<![\\\]])|(?<=(?<!\\)\\\\))\[(?P<body>[^\[\]\n]+(?:\n[^\[\]\n]+)?)\](?![(\[])")
 _ENDS_ID = r"\s@,\[\]"  # characters that end an artifact id in a bracket (a class's inside)
 _NOT_IN_ID_CLASS = r"\s()<>\"'`|*?{}\\"  # characters no artifact id holds (see looks_like_path)
 _BODY = re.compile(  # matched against a body without its trailing blanks
     rf"(?P<id>[^{_ENDS_ID}]+)"
     r"(?:@(?P<hash>[^\s,\[\]]*))?"
-    r"(?:[ \t]*,[ \t]*(?P<lines>[^\[\]]*))?\Z"
+    r"(?:[ \t]*,\s*(?P<lines>[^\[\]]*))?\Z"
 )
 _NOT_IN_ID = re.compile(f"[{_NOT_IN_ID_CLASS}]")
 _EXTENSION = re.compile(r"[^.]\.[A-Za-z0-9]{0,9}[A-Za-z][A-Za-z0-9]{0,9}\Z|\A\.[A-Za-z0-9_-]*[A-Za-z][A-Za-z0-9_-]*\Z")
-# What makes bracket text a tuple besides a path-like id: a hash (hex digits, as git abbreviates
-# them, or 16 letters and digits: a hash with a typo), or a line part (L42, lines 3-5, l42, L3-L5).
-_HASH_SHAPE = re.compile(r"[0-9A-Fa-f]{7,}\Z|[0-9A-Za-z]{16}\Z")
+# What makes bracket text a tuple besides a path-like id: a hash (16 hex digits give or take two,
+# or 16 letters and digits: a hash with a typo), or a line part (L42, lines 3-5, l42, L3-L5). A git
+# commit (7 to 12 hex digits abbreviated, 40 or 64 in full) is not a tuple's hash:
+# [pallets/flask@1a2b3c4] is a commit of a repository, as GitHub writes it.
+_HASH_SHAPE = re.compile(r"[0-9A-Fa-f]{14,18}\Z|[0-9A-Za-z]{16}\Z")
 _LINES_SHAPE = re.compile(r"[Ll](?:ines?)?\.?[ \t]*[0-9]")
 _WINDOWS_DRIVE = re.compile(r"[A-Za-z]:[/\\]")
 
@@ -120,6 +124,9 @@ def parse_inline(body: str, offset: int = 0) -> InlineMatch | None:
 _MAY_HOLD_INLINE = re.compile(rf"\[[^{_ENDS_ID}{_NOT_IN_ID_CLASS}]*[./]")
 
 
+_BLANKS = re.compile(r"[^\S\n]*")
+
+
 def find_inline(text: str) -> Iterator[InlineMatch]:
     """Every inline tuple in Markdown ``text``, in order."""
     if _MAY_HOLD_INLINE.search(text) is None:
@@ -129,9 +136,15 @@ def find_inline(text: str) -> Iterator[InlineMatch]:
 
 def _scan_inline(text: str) -> Iterator[InlineMatch]:
     prose = markdown_text.prose(text)
+    # where the blanks that start the bracket's line end, found once per line: a line may hold
+    # thousands of brackets, and looking back to its start for each would take quadratic time
+    scanned, blank_to = 0, _BLANKS.match(prose).end()
     for bracket in _BRACKET.finditer(prose):
-        line_start = prose.rfind("\n", 0, bracket.start()) + 1
-        if prose[bracket.end() : bracket.end() + 1] == ":" and not prose[line_start : bracket.start()].strip():
+        newline = prose.rfind("\n", scanned, bracket.start())
+        scanned = bracket.start()
+        if newline != -1:
+            blank_to = _BLANKS.match(prose, newline + 1).end()
+        if prose[bracket.end() : bracket.end() + 1] == ":" and blank_to >= bracket.start():
             continue  # a link reference definition
         found = parse_inline(bracket.group("body"), bracket.start("body"))
         if found is not None:
@@ -227,11 +240,30 @@ def _json_path(parts: list[str | int]) -> str:
     return text or "(document)"
 
 
+_TUPLE_FIELDS = frozenset({"artifact_id", "content_hash", "lines"})
+# Top-level keys of documents that describe data rather than hold it: a JSON Schema, an OpenAPI or
+# Swagger description (whose examples may be tuples).
+_DESCRIPTIONS = ("$schema", "openapi", "swagger")
+
+
+def has_tuple_shape(members: dict[str, tuple[int, Node]]) -> bool:
+    """Whether a JSON object outside a tuple key is a code tuple: a string ``artifact_id`` with a
+    ``content_hash`` or ``lines`` beside it, or alone with a path-like id. Other tools use the key
+    ``artifact_id`` for their own records (model registries, SBOMs, package metadata:
+    ``{"name": "resnet", "artifact_id": "model-v3"}``), which are not citations."""
+    artifact_id = members.get("artifact_id")
+    if artifact_id is None or not isinstance(artifact_id[1].value, str):
+        return False
+    if "content_hash" in members or "lines" in members:
+        return True
+    return members.keys() <= _TUPLE_FIELDS and looks_like_path(artifact_id[1].value)
+
+
 def find_json_tuples(root: Node, tuple_keys: tuple[str, ...]) -> Iterator[tuple[str, Node]]:
-    """(JSON path, node) of every tuple: objects whose ``artifact_id`` is a string, and every
-    element under a tuple key (an element that is not an object is still yielded, for the schema
-    rule). A JSON Schema document (a top-level ``$schema``) describes tuples and holds none."""
-    if isinstance(root.value, dict) and "$schema" in root.value:
+    """(JSON path, node) of every tuple: objects of a tuple's shape (:func:`has_tuple_shape`), and
+    every element under a tuple key (an element that is not an object is still yielded, for the
+    schema rule). A JSON Schema or OpenAPI document describes tuples and holds none."""
+    if isinstance(root.value, dict) and any(key in root.value for key in _DESCRIPTIONS):
         return
     stack: list[tuple[Node, list[str | int], bool]] = [(root, [], False)]
     found = []
@@ -239,7 +271,7 @@ def find_json_tuples(root: Node, tuple_keys: tuple[str, ...]) -> Iterator[tuple[
         node, path, under_key = stack.pop()
         value = node.value
         if isinstance(value, dict):
-            if under_key or ("artifact_id" in value and isinstance(value["artifact_id"][1].value, str)):
+            if under_key or has_tuple_shape(value):
                 found.append((path, node))  # (a JSON Schema's "properties": {"artifact_id": {...}} is not one)
                 continue
             for key, (_, child) in value.items():
@@ -447,7 +479,11 @@ def verdict(item: Tuple, ctx) -> tuple[str, Cited] | None:
 
 # -- the kind ---------------------------------------------------------------------------------------
 
-_JSON_SNIFF = re.compile(r'"artifact_id"\s*:\s*"')
+# A JSON head that holds a tuple: an artifact id that looks like a path, or one with a hash, a line
+# range or a citations list (the default tuple key) somewhere beside it; "artifact_id": "model-v3"
+# alone is another tool's key.
+_JSON_SNIFF = re.compile(r'"artifact_id"\s*:\s*"(?P<id>[^"\\]{0,300})"')
+_JSON_SNIFF_BESIDE = re.compile(r'"(?:content_hash|lines|citations)"\s*:')
 
 
 class CodeTuples:
@@ -461,7 +497,8 @@ class CodeTuples:
             bool, False, "report a tuple without content_hash as an error (R410) instead of a warning (R409)"
         ),
         "git-history": Option(
-            str, "root", "where STALE looks up history: root (the root is a checkout's top), enclosing, off",
+            str, "root", "where STALE looks up history: root (the root is the checkout's top), enclosing (or a folder "
+            "below it; the checkout's own history either way), off",
             choices=GIT_HISTORY,
         ),
         "git-max-commits": Option(int, git_history.DEFAULT_MAX_COMMITS, "commits searched per cited file"),
@@ -470,8 +507,10 @@ class CodeTuples:
 
     def sniff(self, head: str) -> bool:
         # JSON and Markdown share the sniff: the engine gives it the head only, not the name
-        if head.lstrip("\ufeff \t\r\n")[:1] in ("{", "[") and _JSON_SNIFF.search(head):
-            return True
+        if head.lstrip("\ufeff \t\r\n")[:1] in ("{", "["):
+            ids = [found.group("id") for found in _JSON_SNIFF.finditer(head)]
+            if ids and (_JSON_SNIFF_BESIDE.search(head) or any(looks_like_path(value) for value in ids)):
+                return True
         return any(True for _ in find_inline(head))
 
     def units(self, ctx) -> Iterator[Tuple | Reported]:
@@ -489,9 +528,10 @@ class CodeTuples:
         text = ctx.full_text()
         ctx.directives = markdown_directives(text)
         source = ctx.source
+        line_text = functools.lru_cache(maxsize=1)(source.line_text)  # each line copied once, not once per tuple
         for found in find_inline(text):
             line, col = source.line_col(found.start)
-            context = source.line_text(line)
+            context = line_text(line)
 
             def part(value, start, length, line=line):
                 part_line, part_col = source.line_col(start)
@@ -533,7 +573,7 @@ class CodeTuples:
             yield loaded
             return
         source = ctx.source
-        yield from self._tuples(source.text, 0, source.line_col, source.line_text, ctx)
+        yield from self._tuples(source.text, 0, source.line_col, functools.lru_cache(maxsize=1)(source.line_text), ctx)
 
     def _jsonl(self, ctx) -> Iterator[Tuple | Reported]:
         for item in jsonlines.records(ctx, "R401"):

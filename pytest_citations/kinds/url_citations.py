@@ -19,6 +19,11 @@ from pytest_citations.urls import PROFILES
 
 SCHEMA_VERSION = "citation.v1"
 _SCHEMA_VERSION_MARK = re.compile(r'"schema_version"\s*:\s*"citation\.v1"')
+# At the spec's path a record that names a URL or a cid is a citation record, whatever else it
+# lacks (which U102 reports); a citations.jsonl there of another tool's records (bibliometric
+# citation pairs: citing, cited) holds none of these keys.
+_CITATION_RECORD_MARK = re.compile(r'"(?:url|url_original|normalized_url|cid)"\s*:')
+SPEC_FILE = ("citations", "citations.jsonl")
 
 
 _KEY_SCANNER = json.JSONDecoder()
@@ -112,12 +117,22 @@ class UrlCitations:
     description = "citations.jsonl files of citation.v1 records"
     include = ("**/citations/citations.jsonl",)
     sniff_include = ("**/*.jsonl",)
+    by_content_only = include  # at the spec's path too, a file holds citation records or is not one
     options = {
         "url-profile": Option(str, "spec", "URL normalization profile", choices=PROFILES),
     }
 
     def sniff(self, head: str) -> bool:
         return _SCHEMA_VERSION_MARK.search(head) is not None
+
+    def sniff_file(self, rel: str, head: str) -> bool:
+        """A ``*.jsonl`` whose head holds a ``citation.v1`` record, or a file at the spec's path
+        (``<run>/citations/citations.jsonl``) that is empty or whose head holds a record naming a
+        URL or a cid."""
+        if self.sniff(head):
+            return True
+        at_spec_path = tuple(rel.split("/")[-2:]) == SPEC_FILE
+        return at_spec_path and (not head.strip() or _CITATION_RECORD_MARK.search(head) is not None)
 
     def units(self, ctx) -> Iterator[Record | Reported]:
         return jsonlines.records(ctx, "U101", unit=Record)

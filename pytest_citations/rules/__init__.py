@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_citations.diagnostics import Fix, Severity
+from pytest_citations.diagnostics import Fix, Severity, quoted
 
 CODE_PATTERN = re.compile(r"^[A-Z][0-9]{3}$")
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
@@ -44,7 +44,7 @@ def _ecma_pattern_keyword(validator, pattern: str, instance: Any, schema: dict) 
     from jsonschema import ValidationError
 
     if validator.is_type(instance, "string") and not ecma_pattern(pattern).search(instance):
-        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+        yield ValidationError(f"{quoted(instance)} does not match {pattern!r}")
 
 
 @functools.lru_cache(maxsize=64)

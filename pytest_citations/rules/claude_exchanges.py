@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from urllib.parse import urlsplit
 
-from pytest_citations.diagnostics import Severity
+from pytest_citations.diagnostics import Severity, quoted
 from pytest_citations.kinds.claude_exchanges import FITS, Citation, Document
 from pytest_citations.rules import rule
 
@@ -337,7 +337,7 @@ def citation_type_mismatch(c: Citation, ctx):
     if doc is None or doc.kind not in _EXPECTED_TYPE or FITS[c.type] == doc.kind:
         return
     yield c.finding(
-        f"{c.type} cites document {doc.index}, {_KIND_NAMES[doc.kind]} (source type {doc.source_type!r}), "
+        f"{c.type} cites document {doc.index}, {_KIND_NAMES[doc.kind]} (source type {quoted(doc.source_type)}), "
         f"which is cited with {_EXPECTED_TYPE[doc.kind]}"
     )
 
@@ -715,4 +715,4 @@ def unverifiable_citation(c: Citation, ctx):
                         "so its cited_text is unverified")
     elif doc.kind == "other":
         yield c.finding(f"{c.type} of document {doc.index} cannot be verified: the document's text is not in the "
-                        f"request (source type {doc.source_type or 'unknown'!r})")
+                        f"request (source type {quoted(doc.source_type or 'unknown')})")

@@ -3,7 +3,7 @@ the run's ``citations/citations.jsonl``, and the records it cites are usable.'''
 
 from __future__ import annotations
 
-from pytest_citations.diagnostics import Severity
+from pytest_citations.diagnostics import Severity, quoted
 from pytest_citations.kinds.synthesis import Cited
 from pytest_citations.rules import Finding, Option, rule
 
@@ -74,7 +74,7 @@ def _status_rule(cited: Cited, ctx):
         return
     yield _finding(
         cited,
-        f"{_what(cited)} is cited but its record ({cited.run.citations}:{record.line}) has status {record.status!r}",
+        f"{_what(cited)} is cited but its record ({cited.run.citations}:{record.line}) has status {quoted(record.status)}",
     )
 
 
