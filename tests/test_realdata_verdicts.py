@@ -56,7 +56,8 @@ def findings(realdata: Path, root: str) -> set[tuple[str, int, str]]:
 
 
 def test_the_table_lists_every_folder(realdata):
-    assert sorted(expected_findings()) == sorted(roots(realdata))
+    """A folder without a verdict fails; a row whose folder is absent is skipped below."""
+    assert sorted(set(roots(realdata)) - set(expected_findings())) == []
 
 
 @pytest.mark.parametrize("root", sorted(expected_findings()))
