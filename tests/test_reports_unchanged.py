@@ -99,8 +99,7 @@ def test_pytest_plugin(copy):
 
 
 BRIEFS = sorted(
-    (path.parent.parent.name, str(path.relative_to(path.parent.parent)))
-    for path in FIXTURES.glob("*/briefs/*.md")
+    (path.parent.parent.name, str(path.relative_to(path.parent.parent))) for path in FIXTURES.glob("*/briefs/*.md")
 )
 
 
