@@ -31,8 +31,8 @@ HERE = Path(__file__).resolve().parent
 if str(HERE.parent) not in sys.path:
     sys.path.insert(0, str(HERE.parent))
 
-from pytest_citations.evidence_store import ddl  # noqa: E402
-from pytest_citations.urls import cid_for, normalize_url  # noqa: E402
+from pytest_citations.kinds.briefs.evidence_store import ddl  # noqa: E402
+from pytest_citations.kinds.url_citations.urls import cid_for, normalize_url  # noqa: E402
 
 #: Bump when a generator changes what it writes: cached corpora of another version are rebuilt.
 GENERATOR_VERSION = 3

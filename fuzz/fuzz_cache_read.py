@@ -10,8 +10,8 @@ from pathlib import Path
 import atheris
 
 with atheris.instrument_imports():
-    from pytest_citations import cache
-    from pytest_citations.cli import main
+    from pytest_citations.frontends.cli import main
+    from pytest_citations.run import cache
 from _common import run
 
 MEMORY = "---\ncitations:\n  - path: gone.py\n---\n"

@@ -1,7 +1,7 @@
 import atheris
 
 with atheris.instrument_imports():
-    from pytest_citations import frontmatter
+    from pytest_citations.core import frontmatter
 from _common import run, text
 
 

@@ -1,7 +1,7 @@
 import atheris
 
 with atheris.instrument_imports():
-    from pytest_citations import jsonlines
+    from pytest_citations.core import jsonlines
 import contextlib
 
 from _common import run, text

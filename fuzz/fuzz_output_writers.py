@@ -5,9 +5,9 @@ format."""
 import atheris
 
 with atheris.instrument_imports():
-    from pytest_citations.diagnostics import Diagnostic, Severity
+    from pytest_citations.core.diagnostics import Diagnostic, Severity
     from pytest_citations.engine import Report, load_plugins
-    from pytest_citations.reporters import render
+    from pytest_citations.frontends.reporters import render
 from _common import run
 
 FORMATS = ("text", "json", "github", "sarif", "junit")

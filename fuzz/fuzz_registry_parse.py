@@ -1,7 +1,7 @@
 import atheris
 
 with atheris.instrument_imports():
-    from pytest_citations import registry
+    from pytest_citations.kinds.briefs import source_registry as registry
 from _common import run, text
 
 

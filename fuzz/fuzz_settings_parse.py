@@ -6,7 +6,7 @@ from pathlib import Path
 import atheris
 
 with atheris.instrument_imports():
-    from pytest_citations.config import ConfigError
+    from pytest_citations.core.config import ConfigError
     from pytest_citations.engine import Engine
 from _common import run, text
 

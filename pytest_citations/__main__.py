@@ -2,6 +2,6 @@
 
 import sys
 
-from pytest_citations.cli import main
+from pytest_citations.frontends.cli import main
 
 sys.exit(main())

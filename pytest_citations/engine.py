@@ -11,17 +11,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pytest_citations import baseline as baseline_module
-from pytest_citations import dependencies, globs, sources, suppressions
-from pytest_citations.config import Config, has_settings, load_config
-from pytest_citations.diagnostics import Diagnostic, clipped, sorted_diagnostics, window_bounds
+from pytest_citations.core import baseline as baseline_module
+from pytest_citations.core import globs, sources, suppressions
+from pytest_citations.core.config import Config, has_settings, load_config
+from pytest_citations.core.diagnostics import Diagnostic, clipped, sorted_diagnostics, window_bounds
+from pytest_citations.core.suppressions import INTERNAL_ERROR
 from pytest_citations.hookspecs import plugin_manager
 from pytest_citations.kinds import Reported
 from pytest_citations.rules import Finding, Rule, RuleRegistry
-from pytest_citations.suppressions import INTERNAL_ERROR
+from pytest_citations.run import dependencies
 
 if TYPE_CHECKING:
-    from pytest_citations.cache import ResultCache
+    from pytest_citations.run.cache import ResultCache
 
 SNIFF_BYTES = 64 * 1024
 KEPT_PER_CODE = 200  # diagnostics of one code a file keeps; a C009 counts the others
@@ -171,7 +172,7 @@ class Engine:
     def cache(self) -> ResultCache | None:
         """The result cache of this root and its settings, opened on first use."""
         if self._cache is None and self.caching:
-            from pytest_citations.cache import ResultCache
+            from pytest_citations.run.cache import ResultCache
 
             self._cache = ResultCache(self.cache_folder, self.config.root, self.cache_key())
         return self._cache
@@ -185,7 +186,7 @@ class Engine:
         """The key of this root's cache: its settings, rules and kinds, and where the root lies
         seen from the cache folder (stable when a checkout moves with its cache, different for two
         roots sharing one cache folder)."""
-        from pytest_citations.cache import settings_key
+        from pytest_citations.run.cache import settings_key
 
         where = os.path.relpath(self.config.root, self.cache_folder) if self.cache_folder else ""
         return settings_key(self.config, self.registry, self.kinds, Path(where).as_posix())

@@ -30,13 +30,13 @@ def citations_rules() -> list:
 class _Builtin:
     @hookimpl
     def citations_kinds(self) -> list:
-        from pytest_citations.kinds import builtin_kinds
+        from pytest_citations.builtins import builtin_kinds
 
         return builtin_kinds()
 
     @hookimpl
     def citations_rules(self) -> list:
-        from pytest_citations.rules import builtin_rules
+        from pytest_citations.builtins import builtin_rules
 
         return builtin_rules()
 

@@ -190,7 +190,7 @@ def briefs(tables: dict[str, list[dict]], registry: dict[str, dict]) -> dict[str
 
 
 def registry_entries(text: str) -> dict[str, dict]:
-    from pytest_citations import registry
+    from pytest_citations.kinds.briefs import source_registry as registry
 
     parsed = registry.parse("source_registry.yaml", text)
     return {

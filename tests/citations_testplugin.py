@@ -6,9 +6,9 @@ it raises on a line that says ``CRASH``, so the tests can prove a bad rule is co
 
 from dataclasses import dataclass
 
+from pytest_citations.core.suppressions import markdown_directives
 from pytest_citations.hookspecs import hookimpl
 from pytest_citations.rules import Finding, rule
-from pytest_citations.suppressions import markdown_directives
 
 
 @dataclass(frozen=True)

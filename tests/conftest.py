@@ -51,11 +51,11 @@ def own_cache_key(monkeypatch, tmp_path_factory) -> Path:
 @pytest.fixture
 def without_replay(monkeypatch) -> None:
     """``citations check`` and in-process ``pytest --citations`` go through the result cache on
-    every run, without the record of the last run (pytest_citations.replay) answering first: for
+    every run, without the record of the last run (pytest_citations.run.replay) answering first: for
     tests of the cache itself. Whether a record answers depends on how long ago the repository's
     files were written (its racy window), so a test that damages the cache and expects to see it
     would otherwise depend on the speed of the machine."""
-    from pytest_citations import replay
+    from pytest_citations.run import replay
 
     monkeypatch.setattr(replay.Request, "read", lambda self: None)
 

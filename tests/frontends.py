@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 
 from conftest import PROJECT
-from pytest_citations.cli import main
 from pytest_citations.engine import Engine
+from pytest_citations.frontends.cli import main
 
 DIAGNOSTIC_LINE = re.compile(r"^(?P<path>\S+):(?P<line>\d+):(?P<col>\d+): (?P<code>[A-Z]\d{3}) (?:\[\*\] )?(?P<message>.*)$")
 

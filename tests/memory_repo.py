@@ -33,7 +33,7 @@ def make_repo(tmp_path):
 
 def check(capsys, root):
     """(diagnostics as (path, code), files served from the cache) of ``citations check root``."""
-    from pytest_citations.cli import main
+    from pytest_citations.frontends.cli import main
 
     main(["check", str(root), "--format", "json", "-v"])
     captured = capsys.readouterr()

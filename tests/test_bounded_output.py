@@ -25,12 +25,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_citations.cli import main
-from pytest_citations.diagnostics import CONTEXT_REACH, MESSAGE_LIMIT, Diagnostic, Severity, clipped, quoted
+from pytest_citations.core.diagnostics import CONTEXT_REACH, MESSAGE_LIMIT, Diagnostic, Severity, clipped, quoted
+from pytest_citations.core.suppressions import Directive, apply
 from pytest_citations.engine import KEPT_PER_CODE, Engine, _suppressor
-from pytest_citations.reporters import FORMATS, render
-from pytest_citations.reporters._common import source_lines
-from pytest_citations.suppressions import Directive, apply
+from pytest_citations.frontends.cli import main
+from pytest_citations.frontends.reporters import FORMATS, render
+from pytest_citations.frontends.reporters._common import source_lines
 
 SECONDS = 5.0
 MEGABYTES = 200
@@ -201,7 +201,7 @@ def test_quoted_cuts_long_values_to_their_ends_and_names_long_integers_by_their_
 
 
 def test_a_message_and_a_fix_description_are_bounded_whatever_a_rule_writes():
-    from pytest_citations.diagnostics import Edit, Fix
+    from pytest_citations.core.diagnostics import Edit, Fix
 
     diagnostic = Diagnostic("X001", "x", Severity.ERROR, "m" * 100_000, "p", fix=Fix("d" * 100_000, (Edit(0, 1, "y"),)))
     assert len(diagnostic.message) == MESSAGE_LIMIT and diagnostic.message.endswith(" (100000 characters)")

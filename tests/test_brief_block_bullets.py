@@ -15,10 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import PROJECT
-from pytest_citations.cli import main
 from pytest_citations.engine import Engine
-from pytest_citations.kinds import briefs
-from pytest_citations.rules.brief_quality import _QREGISTRY, _brief, _cite, _refs, _sidecar
+from pytest_citations.frontends.cli import main
+from pytest_citations.kinds.briefs import model as briefs
+from pytest_citations.kinds.briefs.quality_rules import _QREGISTRY, _brief, _cite, _refs, _sidecar
 
 OPTIONS = {"claim-sections": briefs.CLAIM_SECTIONS, "references-heading": "References"}
 REFERENCE = '[1] Federal Reserve. "FOMC Statement". Feb 10, 2026. https://www.federalreserve.gov/a.htm'

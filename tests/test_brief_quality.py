@@ -12,9 +12,9 @@ import pytest
 
 import brief_quality_fixture
 from conftest import PROJECT
-from pytest_citations.cli import main
 from pytest_citations.engine import Engine
-from pytest_citations.rules.brief_quality import (
+from pytest_citations.frontends.cli import main
+from pytest_citations.kinds.briefs.quality_rules import (
     _QREGISTRY,
     _brief,
     _cite,

@@ -12,9 +12,9 @@ import json
 import pytest
 
 from frontends import from_cli, from_engine, from_pytest
-from pytest_citations.cli import main
 from pytest_citations.engine import SNIFF_BYTES, Engine
-from pytest_citations.kinds import briefs
+from pytest_citations.frontends.cli import main
+from pytest_citations.kinds.briefs import model as briefs
 
 OPTIONS = {"claim-sections": briefs.CLAIM_SECTIONS, "references-heading": "References"}
 REFERENCE = '[1] Federal Reserve. "FOMC Statement". Published Feb 10, 2026. https://www.federalreserve.gov/a.htm\n'

@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from pytest_citations.engine import Engine
-from pytest_citations.kinds import briefs
-from pytest_citations.rules.brief_quality import _QREGISTRY, _cite, _sidecar, numeric_parts
+from pytest_citations.kinds.briefs import model as briefs
+from pytest_citations.kinds.briefs.quality_rules import _QREGISTRY, _cite, _sidecar, numeric_parts
 
 OPTIONS = {"claim-sections": briefs.CLAIM_SECTIONS, "references-heading": "References"}
 FORM = '`[N] Publisher. "Title". Published <date>. <URL>`'

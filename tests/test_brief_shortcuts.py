@@ -16,9 +16,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from conftest import PROJECT, TESTS
-from pytest_citations.kinds import briefs
-from pytest_citations.rules import brief_quality
-from pytest_citations.rules import briefs as brief_rules
+from pytest_citations.kinds.briefs import model as briefs
+from pytest_citations.kinds.briefs import quality_rules as brief_quality
+from pytest_citations.kinds.briefs import rules as brief_rules
 
 ATX_LINE = re.compile(r" {0,3}#{1,6}[ \t]+(?P<text>.+?)[ \t#]*", re.S)
 SETEXT_TEXT = re.compile(r" {0,3}(?![-+*][ \t]|[0-9]{1,9}[.)][ \t]|>)[^ \t].*", re.S)
@@ -98,7 +98,7 @@ HEADING_PIECES = [
 
 
 def test_ids_are_read_whole_only_after_many_briefs(tmp_path, monkeypatch):
-    from pytest_citations import evidence_store
+    from pytest_citations.kinds.briefs import evidence_store
 
     store = store_with_chunks(tmp_path / "s.sqlite")
     reads = []
@@ -180,7 +180,7 @@ def store_with_chunks(path: Path, schema: str | None = None):
     as text, a blob id and ids that differ only in case."""
     import sqlite3
 
-    from pytest_citations import evidence_store
+    from pytest_citations.kinds.briefs import evidence_store
 
     path.parent.mkdir(parents=True, exist_ok=True)
     if schema is None:
@@ -223,7 +223,7 @@ STORE_SCHEMAS = {
 
 @pytest.mark.parametrize("schema", list(STORE_SCHEMAS))
 def test_chunk_texts_held_in_memory_are_what_each_query_gives(tmp_path, schema, monkeypatch):
-    from pytest_citations import evidence_store
+    from pytest_citations.kinds.briefs import evidence_store
 
     store = store_with_chunks(tmp_path / "s.sqlite", STORE_SCHEMAS[schema])
     alone = store_with_chunks(tmp_path / "again" / "s.sqlite", STORE_SCHEMAS[schema])
@@ -237,7 +237,7 @@ def test_chunk_texts_held_in_memory_are_what_each_query_gives(tmp_path, schema, 
 
 
 def test_chunk_texts_are_read_whole_only_after_many_briefs_and_when_small(tmp_path, monkeypatch):
-    from pytest_citations import evidence_store
+    from pytest_citations.kinds.briefs import evidence_store
 
     store = store_with_chunks(tmp_path / "s.sqlite")
     asked = [store.chunk_texts(["c1"]) for _ in range(evidence_store.TEXTS_READ_WHOLE_AFTER)]
@@ -270,7 +270,7 @@ def test_sidecar_names_are_pathlibs(rel):
 
 def reference_is_file_inside(root: Path, rel: str) -> bool:
     """The sidecar's existence as first tested: resolved inside the root, then ``exists``."""
-    from pytest_citations import sources
+    from pytest_citations.core import sources
 
     try:
         path = sources.resolve_inside(root, rel)
@@ -351,7 +351,7 @@ def test_a_bullet_cites_a_tier_as_any_of_its_citations_does(tiers, wanted):
     [("watch", ("event_calendar",), False), ("watch", ("other",), True), ("prevailing", ("event_calendar",), True)],
 )
 def test_a_what_to_watch_bullet_citing_a_calendar_is_exempt(section, tags, reported):
-    from pytest_citations import registry
+    from pytest_citations.kinds.briefs import source_registry as registry
 
     sources = {"cal": registry.Source("cal", "Calendar", "https://cal.example/", tags, 3, "full")}
     marker = briefs.Marker(1, 3, 20, 0, 3)
@@ -426,7 +426,7 @@ URL_PIECES = [
 @settings(max_examples=1500, deadline=None)
 @given(st.lists(st.sampled_from(URL_PIECES), max_size=9).map("".join))
 def test_hosts_of_plain_urls_are_urlsplits(url):
-    from pytest_citations import registry
+    from pytest_citations.kinds.briefs import source_registry as registry
 
     assert registry._scheme_host.__wrapped__(url) == reference_scheme_host(url)
     assert registry._scheme_host.__wrapped__("https://" + url) == reference_scheme_host("https://" + url)
@@ -450,7 +450,7 @@ def test_hosts_of_plain_urls_are_urlsplits(url):
     ],
 )
 def test_hosts_of_tricky_urls_are_urlsplits(url):
-    from pytest_citations import registry
+    from pytest_citations.kinds.briefs import source_registry as registry
 
     assert registry._scheme_host.__wrapped__(url) == reference_scheme_host(url)
 
@@ -461,7 +461,7 @@ def test_hosts_of_bench_citations_are_urlsplits():
     sidecars = sorted(Path("/tmp/pytest-citations-bench").glob("briefs-scale0.01-*/**/*.citations.json"))[:100]
     if not sidecars:
         pytest.skip("no bench corpus of briefs in /tmp/pytest-citations-bench (bench/corpora.py briefs --scale 0.01)")
-    from pytest_citations import registry
+    from pytest_citations.kinds.briefs import source_registry as registry
 
     for path in sidecars:
         for citation in json.loads(path.read_text(encoding="utf-8"))["citations"].values():
@@ -489,7 +489,7 @@ TIERS = st.one_of(st.integers(0, 5), st.booleans(), st.none(), st.sampled_from([
     st.booleans(),
 )
 def test_tiers_read_through_the_registrys_map_are_the_plain_answers(registered, source_id, stated, with_registry):
-    from pytest_citations import registry
+    from pytest_citations.kinds.briefs import source_registry as registry
 
     sources = {
         sid: registry.Source(sid, sid, "https://x.example/", (), tier, "full") for sid, tier in registered.items()

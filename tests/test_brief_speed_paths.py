@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import PROJECT, TESTS
-from pytest_citations.kinds import briefs
-from pytest_citations.rules import brief_quality
+from pytest_citations.kinds.briefs import model as briefs
+from pytest_citations.kinds.briefs import quality_rules as brief_quality
 
 _MARKER_TEXT = re.compile(r"\[([0-9]{1,9})\]")
 OPTIONS = {"claim-sections": briefs.CLAIM_SECTIONS, "references-heading": "References"}
@@ -299,7 +299,7 @@ def test_an_invalid_settings_regex_fails_the_rule_as_it_always_did():
 def test_store_columns_as_sqlite_compares_them(tmp_path):
     import sqlite3
 
-    from pytest_citations import evidence_store
+    from pytest_citations.kinds.briefs import evidence_store
 
     path = tmp_path / "s.sqlite"
     with sqlite3.connect(path) as connection:
@@ -319,7 +319,8 @@ def test_store_columns_as_sqlite_compares_them(tmp_path):
 
 
 def test_cached_timestamps_and_hosts_are_the_plain_answers():
-    from pytest_citations import registry, timestamps
+    from pytest_citations.core import timestamps
+    from pytest_citations.kinds.briefs import source_registry as registry
 
     for value in ["2026-02-10T14:00:00Z", "2026-02-30T14:00:00Z", "2026-02-10", "2026-02-10T14:00+0530", "x", "", None, 5]:
         first, again = timestamps.parse_iso_8601(value), timestamps.parse_iso_8601(value)
@@ -335,7 +336,7 @@ def _irregular_store(tmp_path, dump: bool = False, text_column: str = "TEXT"):
     tmp_path.mkdir(exist_ok=True)
     import sqlite3
 
-    from pytest_citations import evidence_store
+    from pytest_citations.kinds.briefs import evidence_store
 
     sql = (
         "CREATE TABLE documents (id TEXT, source_id TEXT);\n"
@@ -358,7 +359,7 @@ def _irregular_store(tmp_path, dump: bool = False, text_column: str = "TEXT"):
 
 @pytest.mark.parametrize("dump", [False, True])
 def test_batched_store_reads_are_the_single_reads(tmp_path, dump):
-    from pytest_citations import evidence_store
+    from pytest_citations.kinds.briefs import evidence_store
 
     store = _irregular_store(tmp_path, dump)
     keys = [f"c{n}" for n in range(0, 240, 2)] + ["d3", "zz", "c4"]  # over a hundred, a repeat, missing ones
@@ -396,7 +397,7 @@ def test_chunk_text_read_at_once_is_read_alone(tmp_path, text_column):
 def test_a_store_without_the_column_fails_alone_as_it_did(tmp_path):
     import sqlite3
 
-    from pytest_citations import evidence_store
+    from pytest_citations.kinds.briefs import evidence_store
 
     connection = sqlite3.connect(":memory:")
     connection.execute("CREATE TABLE chunks (id TEXT, body TEXT)")
@@ -440,7 +441,7 @@ def test_reference_entry_starts_read_the_same_on_tricky_lines(line):
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(["`", "``", "<!--", "-->", "<", "!", "-", "a", "[1]", "\n", " "]), max_size=12).map("".join))
 def test_blanking_without_code_or_comments_is_the_plain_blanking(text):
-    from pytest_citations import markdown_text
+    from pytest_citations.core import markdown_text
 
     plain = markdown_text.CODE_SPAN.sub(lambda m: markdown_text.blank(m.group()),
                                         markdown_text.HTML_COMMENT.sub(lambda m: markdown_text.blank(m.group()), text))
@@ -544,7 +545,7 @@ SCHEMAS = {
 def test_ids_read_whole_answer_as_their_queries(tmp_path, schema, max_rows, monkeypatch):
     import sqlite3
 
-    from pytest_citations import evidence_store
+    from pytest_citations.kinds.briefs import evidence_store
 
     monkeypatch.setattr(evidence_store, "MAX_ROWS_READ_WHOLE", max_rows)
 

@@ -14,11 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import PROJECT, TESTS
-from pytest_citations import registry
-from pytest_citations.cli import main
 from pytest_citations.engine import SNIFF_BYTES, Engine
-from pytest_citations.kinds import briefs
-from pytest_citations.rules.brief_quality import _QREGISTRY, _brief, _cite, _pack, _refs, _sidecar
+from pytest_citations.frontends.cli import main
+from pytest_citations.kinds.briefs import model as briefs
+from pytest_citations.kinds.briefs import source_registry as registry
+from pytest_citations.kinds.briefs.quality_rules import _QREGISTRY, _brief, _cite, _pack, _refs, _sidecar
 
 BRIEF_REPO = PROJECT / "fixtures" / "brief-repo"
 OPTIONS = {"claim-sections": briefs.CLAIM_SECTIONS, "references-heading": "References"}
@@ -461,7 +461,7 @@ def test_real_registries_name_feeds_whose_articles_live_elsewhere(realdata):
     ([1, 2, 3], []),
 ])
 def test_one_finding_per_numbering_problem(numbers, expected):
-    from pytest_citations.rules.briefs import references_out_of_order
+    from pytest_citations.kinds.briefs.rules import references_out_of_order
 
     text = "## References\n" + "".join(f"[{n}] x\n" for n in numbers)
     brief = briefs.read_brief("b.md", text, OPTIONS)
@@ -612,7 +612,7 @@ def test_the_claims_of_hostile_bullets_are_read_in_linear_time():
 def test_numbering_of_many_entries_is_checked_fast():
     import time
 
-    from pytest_citations.rules.briefs import references_out_of_order
+    from pytest_citations.kinds.briefs.rules import references_out_of_order
 
     numbers = [*range(20000, 0, -2), *range(1, 20000, 2)]  # descending evens, then ascending odds: 2, 3, 5... stay
     brief = briefs.read_brief("b.md", "## References\n" + "".join(f"[{n}] x\n" for n in numbers), OPTIONS)

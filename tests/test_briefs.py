@@ -8,9 +8,9 @@ import shutil
 
 from conftest import PROJECT
 from frontends import assert_front_ends_agree
-from pytest_citations import registry
-from pytest_citations.cli import main
 from pytest_citations.engine import Engine
+from pytest_citations.frontends.cli import main
+from pytest_citations.kinds.briefs import source_registry as registry
 
 BRIEF_REPO = PROJECT / "fixtures" / "brief-repo"
 CLAIM = 'no stored citation objects: no sidecar briefs/invalid.citations.json and no synthesis for this brief in an evidence store'
@@ -84,7 +84,7 @@ def test_store_catches_unknown_doc_and_host_mode_flags_sibling_hosts(tmp_path):
 
 
 def test_markers_in_code_links_and_comments_are_not_citations(tmp_path):
-    from pytest_citations.kinds.briefs import read_brief
+    from pytest_citations.kinds.briefs.model import read_brief
 
     text = (
         "## Prevailing View\n- a `[1]` b [2](http://x) <!-- [3] --> c [4]\n\n## Counterarguments\n- d [５]\n"

@@ -28,12 +28,12 @@ from pathlib import Path
 import pytest
 
 from conftest import PROJECT
-from pytest_citations import fix as fix_module
-from pytest_citations import sources
-from pytest_citations.cache import write_document
-from pytest_citations.cli import main
+from pytest_citations.core import sources
 from pytest_citations.engine import Engine
-from pytest_citations.reporters import FORMATS
+from pytest_citations.frontends.cli import main
+from pytest_citations.frontends.reporters import FORMATS
+from pytest_citations.run import fix as fix_module
+from pytest_citations.run.cache import write_document
 from test_fix_preservation import FIXERS
 
 SURROGATE_MEMORY = '---\nid: k\ncitations:\n  - path: "\\ud800"\n---\n# k\n'
@@ -172,7 +172,8 @@ def test_claude_import_stops_before_numbering_past_nine_digits(claude_repo, caps
 
 _KILL_ONE_WORKER = """
 import os, signal, sys
-from pytest_citations import cli, parallel
+from pytest_citations.frontends import cli
+from pytest_citations.run import parallel
 parent, real = os.getpid(), parallel.run_task
 def run_task(task, *args):
     if os.getpid() != parent and task.rel.endswith("/m7.md"):
@@ -201,7 +202,7 @@ def test_a_worker_that_dies_ends_the_run_with_a_usage_error(tmp_path, signal_nam
 
 
 def test_a_worker_whose_check_raises_ends_the_run_with_a_usage_error(tmp_path, monkeypatch, capsys):
-    from pytest_citations import parallel
+    from pytest_citations.run import parallel
 
     root = _repo(tmp_path)
     for number in range(4):
@@ -225,7 +226,7 @@ def test_a_worker_whose_check_raises_ends_the_run_with_a_usage_error(tmp_path, m
 @pytest.fixture
 def crashing(tmp_path, monkeypatch) -> Path:
     """A memory citing ``../../etc/passwd``, checked by rules that crash: C006 is all it gets."""
-    from pytest_citations.kinds import memories
+    from pytest_citations.kinds.memories import model as memories
 
     def crash(*args, **kwargs):
         raise RuntimeError("boom")

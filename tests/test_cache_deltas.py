@@ -9,7 +9,7 @@ import json
 import pytest
 
 from memory_repo import CITING_A, MEMORIES, check
-from pytest_citations import cache as cache_module
+from pytest_citations.run import cache as cache_module
 
 # The result cache underneath the record of the last run, which would answer these re-runs first.
 pytestmark = pytest.mark.usefixtures("without_replay")

@@ -10,9 +10,9 @@ import json
 import pytest
 
 from memory_repo import MEMORIES, check, memory
-from pytest_citations import cache as cache_module
-from pytest_citations import dependencies
-from pytest_citations.kinds import memories  # noqa: F401 (registers the memory index)
+from pytest_citations.kinds.memories import model as memories  # noqa: F401 (registers the memory index)
+from pytest_citations.run import cache as cache_module
+from pytest_citations.run import dependencies
 
 # The result cache underneath the record of the last run, which would answer these re-runs first.
 pytestmark = pytest.mark.usefixtures("without_replay")

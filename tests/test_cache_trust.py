@@ -1,5 +1,5 @@
 """What the result cache and the record of the last run may believe, and where they may write
-(pytest_citations/cache.py, pytest_citations/replay.py; docs/security.md, docs/speed.md).
+(pytest_citations/run/cache.py, pytest_citations/run/replay.py; docs/security.md, docs/speed.md).
 
 The checkout is a stranger's: a cache or record found in it is believed only when this user's key
 authenticates it; settings and symlinks from the checkout cannot make a run write or delete files
@@ -24,9 +24,10 @@ from pathlib import Path
 import hypothesis  # noqa: F401
 import pytest
 
-from pytest_citations import cache as cache_module
-from pytest_citations import replay, sources
-from pytest_citations.cli import main
+from pytest_citations.core import sources
+from pytest_citations.frontends.cli import main
+from pytest_citations.run import cache as cache_module
+from pytest_citations.run import replay
 
 MEMORIES = ".serena/memories"
 # Two errors a fresh clone must report whatever its cache folder holds: a line past the end of
@@ -361,7 +362,7 @@ HOSTILE = ["a symlink to /dev/zero", "a FIFO", "a sparse file past the size cap"
 
 RUN_AND_MEASURE = """
 import resource, sys, time
-from pytest_citations.cli import main
+from pytest_citations.frontends.cli import main
 started = time.perf_counter()
 code = main(["check", sys.argv[1], "--format", "json"])
 print(f"{code} {time.perf_counter() - started:.3f} {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}", file=sys.stderr)
@@ -544,7 +545,7 @@ def test_a_memory_edited_while_the_index_of_ids_is_built_is_never_recorded_clean
     """b0.md gets another id while the run reads it for the index of memory ids (after the cache
     hashed it), then gets its id back. Nothing is kept of the index built then: when b0.md later
     really loses its id, the memory linking to it is checked again and its link dangles (M213)."""
-    from pytest_citations.kinds import memories
+    from pytest_citations.kinds.memories import model as memories
 
     (repo / MEMORIES / "b0.md").write_text(memory("b0", "src/a.py", 1, "def alpha():"))
     (repo / MEMORIES / "a1.md").write_text(memory("a1", "src/a.py", 1, "def alpha():").replace(

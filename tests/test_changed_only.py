@@ -11,9 +11,9 @@ import subprocess
 import pytest
 
 from conftest import PROJECT
-from pytest_citations.cli import main
 from pytest_citations.engine import Engine
-from pytest_citations.selection import in_shard, parse_shard, shard_of
+from pytest_citations.frontends.cli import main
+from pytest_citations.run.selection import in_shard, parse_shard, shard_of
 
 MEMORIES = ".serena/memories"
 
@@ -272,13 +272,13 @@ def test_since_reads_paths_git_would_quote(repo, capsys):
 
 
 def test_since_lists_tracked_and_untracked_changes_side_by_side(repo):
-    from pytest_citations import git_history
+    from pytest_citations.core import git_history
 
     assert git_history.changes_since(repo, "main").paths == {"src/a.py", f"{MEMORIES}/m_c.md", f"{MEMORIES}/m_new.md"}
 
 
 def test_since_that_runs_out_of_time_stops_its_git_commands(repo, monkeypatch):
-    from pytest_citations import git_history
+    from pytest_citations.core import git_history
 
     started = []
     real = subprocess.Popen
@@ -295,7 +295,7 @@ def test_since_that_runs_out_of_time_stops_its_git_commands(repo, monkeypatch):
 
 
 def test_since_when_git_cannot_list_the_changes(repo, monkeypatch):
-    from pytest_citations import git_history
+    from pytest_citations.core import git_history
 
     real = git_history._git_at_once
     monkeypatch.setattr(git_history, "_git_at_once", lambda checkout, commands, budget, filters=None: real(
@@ -326,7 +326,7 @@ def test_the_memory_index_compares_shares_then_and_now(repo, changed, before, to
 
 
 def test_files_at_a_commit_come_from_one_batch(repo):
-    from pytest_citations import git_history
+    from pytest_citations.core import git_history
 
     (repo / "src" / "odd name.py").write_bytes(b"\x00\xff binary\nand lines\n")
     (repo / "src" / "empty.py").write_bytes(b"")
@@ -358,7 +358,7 @@ def staged_repo(repo):
 
 
 def test_staged_changes_list_deletions_and_both_sides_of_a_rename(repo):
-    from pytest_citations import git_history
+    from pytest_citations.core import git_history
 
     staged = git_history.staged_changes(staged_repo(repo))
     assert staged.paths == {"src/a.py", 'src/a "ü" b.py', "src/b.py", f"{MEMORIES}/m_c.md"}
@@ -367,14 +367,14 @@ def test_staged_changes_list_deletions_and_both_sides_of_a_rename(repo):
 
 def test_staged_changes_below_a_root_inside_the_checkout(repo):
     """A root below the top of the work tree: its paths, relative to it, and no others."""
-    from pytest_citations import git_history
+    from pytest_citations.core import git_history
 
     assert git_history.staged_changes(staged_repo(repo) / "src").paths == {"a.py", 'a "ü" b.py', "b.py"}
 
 
 def test_staged_changes_before_the_first_commit(tmp_path):
     """No HEAD yet: everything staged is new, and the files had no earlier version."""
-    from pytest_citations import git_history
+    from pytest_citations.core import git_history
 
     (tmp_path / "a.py").write_text("a\n")
     git(tmp_path, "init", "-q")
@@ -387,7 +387,7 @@ def test_staged_changes_before_the_first_commit(tmp_path):
 def test_staged_changes_read_the_index_git_commit_names(repo, monkeypatch):
     """`git commit -a` and `git commit PATH` stage into an index of their own and name it to the
     hook in GIT_INDEX_FILE: that index holds the commit's changes."""
-    from pytest_citations import git_history
+    from pytest_citations.core import git_history
 
     git(repo, "add", ".")
     git(repo, "commit", "-q", "-m", "all")
@@ -409,7 +409,7 @@ def test_staged_changes_read_the_index_git_commit_names(repo, monkeypatch):
 def test_staged_changes_run_no_program_the_repository_names(repo, tmp_path):
     """A repository's own config may name programs (an fsmonitor hook, a pager, an external diff
     or textconv driver): listing its staged changes runs none of them."""
-    from pytest_citations import git_history
+    from pytest_citations.core import git_history
 
     ran = tmp_path / "ran.log"
     spy = tmp_path / "spy.sh"

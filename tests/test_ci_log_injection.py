@@ -26,9 +26,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import PROJECT
-from pytest_citations.cli import main
-from pytest_citations.reporters import FORMATS
-from pytest_citations.reporters.ci_log import DefusedStream, defuse, defuse_json, defuse_text, xml_escape
+from pytest_citations.frontends.cli import main
+from pytest_citations.frontends.reporters import FORMATS
+from pytest_citations.frontends.reporters.ci_log import DefusedStream, defuse, defuse_json, defuse_text, xml_escape
 
 # What the runner strips before looking for "::" (and more: any whitespace, a BOM, colour codes).
 _LEAD = re.compile(r"^(?:\s|\ufeff|\x1b\[[0-9;]*m)*")

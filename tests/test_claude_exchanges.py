@@ -12,8 +12,8 @@ import sys
 import pytest
 
 from conftest import PROJECT
-from pytest_citations.cli import main
 from pytest_citations.engine import Engine, load_plugins
+from pytest_citations.frontends.cli import main
 
 NAME = "claude-exchanges"
 FIXTURE = PROJECT / "fixtures" / NAME
@@ -194,7 +194,7 @@ def test_front_ends_agree(pytester, capsys):
     assert {(f"{NAME}/{d['path']}", d["line"], d["col"], d["code"], d["message"]) for d in data["diagnostics"]} == expected
 
     # warnings (A607, A613) pass in pytest unless made errors; then they are reported like errors
-    result = pytester.runpytest("--citations", f"--rootdir={pytester.path}", "-W", "error::pytest_citations.plugin.CitationsWarning", NAME)
+    result = pytester.runpytest("--citations", f"--rootdir={pytester.path}", "-W", "error::pytest_citations.frontends.plugin.CitationsWarning", NAME)
     from_pytest = {
         (m["path"], int(m["line"]), int(m["col"]), m["code"], m["message"]) for m in map(DIAGNOSTIC_LINE.match, result.outlines) if m
     }

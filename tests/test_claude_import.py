@@ -9,8 +9,8 @@ import shutil
 import pytest
 
 from conftest import PROJECT
-from pytest_citations.cli import main
 from pytest_citations.engine import Engine
+from pytest_citations.frontends.cli import main
 
 FIXTURE = PROJECT / "fixtures" / "claude-import-repo"
 EXCHANGE = "exchanges/daily.exchange.json"

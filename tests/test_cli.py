@@ -12,7 +12,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from conftest import PROJECT
-from pytest_citations.cli import main
+from pytest_citations.frontends.cli import main
 
 EXAMPLE = PROJECT / "fixtures" / "example-repo"
 EV = "research-runs/2026-01-30-ev-market/citations/citations.jsonl"

@@ -6,9 +6,9 @@ import re
 
 import pytest
 
-from pytest_citations.cli import main
-from pytest_citations.config import ConfigError, find_settings
+from pytest_citations.core.config import ConfigError, find_settings
 from pytest_citations.engine import Engine
+from pytest_citations.frontends.cli import main
 
 
 def _settings(tmp_path, text):

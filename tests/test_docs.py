@@ -1,7 +1,7 @@
 """The rule reference in docs/ is generated from the registry and must not go stale."""
 
 from conftest import PROJECT
-from pytest_citations.cli import main, rules_reference
+from pytest_citations.frontends.cli import main, rules_reference
 
 
 def test_rules_reference_is_current():

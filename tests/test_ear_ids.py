@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_citations.ear_ids import (
+from pytest_citations.kinds.ear_ids.ids import (
     ANCHORED_ID,
     SECTION_ID,
     decode_section_segment,

@@ -26,12 +26,13 @@ from types import SimpleNamespace
 import pytest
 
 from conftest import PROJECT
-from pytest_citations import engine, evidence_store
+from pytest_citations import engine
 from pytest_citations.engine import Engine
-from pytest_citations.kinds.ear_ids import AnchorIndex, CorpusIndex, CorpusRecord, IdRef
-from pytest_citations.kinds.memories import MemoryIndex, supersedes_loops
-from pytest_citations.rules import ear_ids as ear_rules
-from pytest_citations.rules import memories as memory_rules
+from pytest_citations.kinds.briefs import evidence_store
+from pytest_citations.kinds.ear_ids import rules as ear_rules
+from pytest_citations.kinds.ear_ids.model import AnchorIndex, CorpusIndex, CorpusRecord, IdRef
+from pytest_citations.kinds.memories import rules as memory_rules
+from pytest_citations.kinds.memories.model import MemoryIndex, supersedes_loops
 
 SECONDS = 5.0
 MEGABYTES = 200
@@ -385,7 +386,7 @@ def test_a_store_that_is_no_database_is_a_diagnostic(tmp_path):
 
 EAR_SWEEP = r"""
 import json, time
-from pytest_citations.ear_ids import is_anchored_id, is_part_id, is_section_id, normalize_ear_doc_id, normalize_ear_section_id
+from pytest_citations.kinds.ear_ids.ids import is_anchored_id, is_part_id, is_section_id, normalize_ear_doc_id, normalize_ear_section_id
 N = 100_000
 NBSP = "\u00a0"
 values = [
@@ -414,7 +415,7 @@ def test_every_ear_id_check_is_linear_on_hostile_text(tmp_path):
 
 
 EAR_LONG_IDS = r"""
-from pytest_citations.ear_ids import is_anchored_id, is_section_id, normalize_ear_doc_id, normalize_ear_section_id
+from pytest_citations.kinds.ear_ids.ids import is_anchored_id, is_section_id, normalize_ear_doc_id, normalize_ear_section_id
 for value in ("EAR-777" + ".1" * 2_000_000, "EAR-777.1" + "(a)" * 1_300_000):
     assert is_section_id(value) and normalize_ear_section_id(value) == value
     assert is_anchored_id(value + "#p0001") and normalize_ear_doc_id(value + "#p0001") == value + "#p0001"
@@ -668,7 +669,7 @@ def test_a_snippet_found_on_many_other_lines_is_named_by_the_first_few(tmp_path)
 
 GROWING = r"""
 import os, sys
-from pytest_citations import sources
+from pytest_citations.core import sources
 
 checked = sources._regular_file
 
@@ -680,7 +681,7 @@ def then_grows(path, shown, max_size):
     return info
 
 sources._regular_file = then_grows
-from pytest_citations.cli import main
+from pytest_citations.frontends.cli import main
 sys.exit(main(["check", "--format", "json", "--no-cache", sys.argv[1]]))
 """
 

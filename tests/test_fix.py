@@ -10,11 +10,11 @@ import stat
 import pytest
 
 from conftest import PROJECT
-from pytest_citations import sources
-from pytest_citations.diagnostics import Edit, Fix
+from pytest_citations.core import sources
+from pytest_citations.core.diagnostics import Edit, Fix
 from pytest_citations.engine import Engine
-from pytest_citations.fix import FileChangedError, apply_fixes, fix_file, write_atomic
-from pytest_citations.urls import cid_for
+from pytest_citations.kinds.url_citations.urls import cid_for
+from pytest_citations.run.fix import FileChangedError, apply_fixes, fix_file, write_atomic
 
 SOLID = "research-runs/2026-02-13-solid-state-batteries/citations/citations.jsonl"
 
@@ -135,7 +135,7 @@ def test_overlapping_fixes_wait_for_the_next_round():
 
 
 def test_dying_mid_write_leaves_the_original_and_no_temporary_file(tmp_path, monkeypatch):
-    import pytest_citations.fix as fix_module
+    import pytest_citations.run.fix as fix_module
 
     (tmp_path / "a.jsonl").write_text("old\n")
     source = sources.read_source(tmp_path, "a.jsonl")

@@ -14,10 +14,10 @@ import subprocess
 import sys
 
 from conftest import PROJECT
-from pytest_citations.cli import main
-from pytest_citations.config import parse_config
+from pytest_citations.core.config import parse_config
 from pytest_citations.engine import Engine, load_plugins
-from pytest_citations.urls import cid_for
+from pytest_citations.frontends.cli import main
+from pytest_citations.kinds.url_citations.urls import cid_for
 
 BUNDLE = ".opencode/tests/fixtures/bundles/p06_gate_e_pass_warn_dup"
 CITATIONS = "run/citations/citations.jsonl"

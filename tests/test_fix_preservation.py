@@ -21,13 +21,13 @@ from pathlib import Path
 import pytest
 
 from conftest import PROJECT
-from pytest_citations import fix as fix_module
-from pytest_citations import memory_refresh
-from pytest_citations.cli import main
 from pytest_citations.engine import Engine
-from pytest_citations.kinds.code_tuples import KIND as CODE_TUPLES
-from pytest_citations.kinds.ear_ids import KIND as EAR_IDS
-from pytest_citations.urls import cid_for
+from pytest_citations.frontends.cli import main
+from pytest_citations.kinds.code_tuples.model import KIND as CODE_TUPLES
+from pytest_citations.kinds.ear_ids.model import KIND as EAR_IDS
+from pytest_citations.kinds.memories import refresh as memory_refresh
+from pytest_citations.kinds.url_citations.urls import cid_for
+from pytest_citations.run import fix as fix_module
 from test_code_tuples import APP_V1, APP_V2, _commit, _git, _h
 
 NOW = "2026-11-22T10:00:00Z"

@@ -11,9 +11,9 @@ import json
 
 import pytest
 
-from pytest_citations import memory_refresh
-from pytest_citations.cli import main
-from pytest_citations.urls import cid_for
+from pytest_citations.frontends.cli import main
+from pytest_citations.kinds.memories import refresh as memory_refresh
+from pytest_citations.kinds.url_citations.urls import cid_for
 
 NOW = "2026-11-22T10:00:00Z"
 MEMORIES = ".serena/memories"

@@ -9,8 +9,8 @@ import subprocess
 
 import pytest
 
-from pytest_citations.cli import main
-from pytest_citations.urls import cid_for
+from pytest_citations.frontends.cli import main
+from pytest_citations.kinds.url_citations.urls import cid_for
 
 WAVE = "run/wave-1/p1.md"
 CITATIONS = "run/citations/citations.jsonl"

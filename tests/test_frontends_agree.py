@@ -12,8 +12,8 @@ import sys
 import hypothesis  # noqa: F401  (imported once here, not re-imported by every in-process pytest run)
 
 from conftest import PROJECT
-from pytest_citations.cli import main
 from pytest_citations.engine import Engine
+from pytest_citations.frontends.cli import main
 
 DIAGNOSTIC_LINE = re.compile(r"^(?P<path>\S+):(?P<line>\d+):(?P<col>\d+): (?P<code>[A-Z]\d{3}) (?:\[\*\] )?(?P<message>.*)$")
 

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_citations import git_history
-from pytest_citations.cli import main
+from pytest_citations.core import git_history
+from pytest_citations.frontends.cli import main
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_citations.globs import _compile_any, _glob_regex, literal_prefix, matches
+from pytest_citations.core.globs import _compile_any, _glob_regex, literal_prefix, matches
 
 
 @pytest.mark.parametrize(
@@ -61,9 +61,9 @@ def test_the_globs_of_any_folder_share_one_leading_part():
 
 # -- bounded time, whatever the settings say (docs/security.md: settings are the checkout's) --------
 
-from pytest_citations import globs  # noqa: E402
-from pytest_citations.config import DEFAULT_EXCLUDE  # noqa: E402
-from pytest_citations.kinds import builtin_kinds  # noqa: E402
+from pytest_citations.builtins import builtin_kinds  # noqa: E402
+from pytest_citations.core import globs  # noqa: E402
+from pytest_citations.core.config import DEFAULT_EXCLUDE  # noqa: E402
 
 HOSTILE = [
     "*a*a*a*a*a*a*a*a*a*a*a*a*b",  # was: minutes on a 40-character name (each "*" tries every split)

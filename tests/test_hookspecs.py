@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from conftest import PROJECT, TESTS
-from pytest_citations.cli import main
 from pytest_citations.engine import Engine, load_plugins
+from pytest_citations.frontends.cli import main
 from pytest_citations.hookspecs import plugin_manager
 
 
@@ -102,7 +102,7 @@ def test_a_suppression_read_by_two_kinds_counts_once(installed_plugin, repo):
 
 
 def test_an_internal_error_makes_the_cli_exit_2(installed_plugin, repo, capsys):
-    from pytest_citations.cli import main
+    from pytest_citations.frontends.cli import main
 
     (repo / "a.notes.md").write_text("CRASH\n")
     assert main(["check", str(repo)]) == 2

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from conftest import PROJECT
-from pytest_citations.cli import main
 from pytest_citations.engine import Engine
+from pytest_citations.frontends.cli import main
 
 HOSTILE = PROJECT / "fixtures" / "hostile-repo"
 

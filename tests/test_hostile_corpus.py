@@ -18,7 +18,7 @@ import pytest
 
 from conftest import TESTS
 from pytest_citations.engine import Engine
-from pytest_citations.reporters import github, text
+from pytest_citations.frontends.reporters import github, text
 
 HOSTILE = TESTS / "hostile"
 JSONL = "runs/r/citations/citations.jsonl"  # claimed by url-citations
@@ -249,8 +249,8 @@ def test_hostile_text_in_diagnostics_is_escaped(tmp_path):
 
 
 def test_a_fix_round_that_adds_a_finding_is_undone(tmp_path, monkeypatch):
-    from pytest_citations import fix as fix_module
-    from pytest_citations.diagnostics import Diagnostic
+    from pytest_citations.core.diagnostics import Diagnostic
+    from pytest_citations.run import fix as fix_module
 
     def diag(code):
         return Diagnostic(code=code, name="n", severity="error", message="m", path="p", line=1, col=1)
@@ -272,7 +272,7 @@ def test_a_symlinked_artifact_is_never_written_through(tmp_path):
     root = scratch(tmp_path / "repo", {})
     (root / JSONL).parent.mkdir(parents=True)
     os.symlink(outside, root / JSONL)
-    from pytest_citations.fix import fix_file
+    from pytest_citations.run.fix import fix_file
 
     engine = Engine.load(root)
     result = fix_file(engine, JSONL, engine.kinds_for(JSONL))
@@ -286,8 +286,9 @@ hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from pytest_citations import frontmatter, jsonlines, markdown_text, registry  # noqa: E402
-from pytest_citations.kinds.code_tuples import find_inline  # noqa: E402
+from pytest_citations.core import frontmatter, jsonlines, markdown_text  # noqa: E402
+from pytest_citations.kinds.briefs import source_registry as registry  # noqa: E402
+from pytest_citations.kinds.code_tuples.model import find_inline  # noqa: E402
 
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
@@ -314,7 +315,7 @@ def test_any_bytes_in_any_kind_is_diagnostics_never_a_crash(tmp_path, data, rel)
 
 
 def test_settings_regexes_are_bounded_in_time():
-    from pytest_citations.rules import brief_quality
+    from pytest_citations.kinds.briefs import quality_rules as brief_quality
 
     start = time.perf_counter()
     claim = "a" * 40 + "!"

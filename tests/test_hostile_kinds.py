@@ -15,7 +15,7 @@ import pytest
 
 from conftest import PROJECT
 from pytest_citations.engine import Engine
-from pytest_citations.urls import cid_for
+from pytest_citations.kinds.url_citations.urls import cid_for
 
 CAP = 4000  # max-file-size of the scratch repositories
 EAR = "eval/a.jsonl"
@@ -172,7 +172,8 @@ def confined(monkeypatch):
     import jsonschema  # noqa: F401  (imported before the guard: their own modules are not the point)
     import referencing  # noqa: F401
 
-    from pytest_citations.rules import code_tuples, url_citations
+    from pytest_citations.kinds.code_tuples import rules as code_tuples
+    from pytest_citations.kinds.url_citations import rules as url_citations
 
     url_citations._validator.cache_clear()
     code_tuples._validator.cache_clear()
@@ -203,7 +204,8 @@ def confined(monkeypatch):
 
 @pytest.mark.parametrize("ref", REMOTE_REFS)
 def test_a_ref_in_a_record_is_data_never_followed(confined, ref):
-    from pytest_citations.rules import code_tuples, url_citations
+    from pytest_citations.kinds.code_tuples import rules as code_tuples
+    from pytest_citations.kinds.url_citations import rules as url_citations
 
     confined.armed = True
     record = json.loads(_record("https://example.com/a"))
@@ -250,7 +252,8 @@ def test_the_bundled_validators_cannot_retrieve(confined, ref):
     import jsonschema
     import referencing.exceptions
 
-    from pytest_citations.rules import code_tuples, url_citations
+    from pytest_citations.kinds.code_tuples import rules as code_tuples
+    from pytest_citations.kinds.url_citations import rules as url_citations
 
     confined.armed = True
     for validator in (url_citations._validator(), code_tuples._validator()):
@@ -270,8 +273,8 @@ hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from pytest_citations.ear_ids import normalize_ear_doc_id, normalize_ear_section_id  # noqa: E402
-from pytest_citations.kinds.briefs import Brief, read_brief  # noqa: E402
+from pytest_citations.kinds.briefs.model import Brief, read_brief  # noqa: E402
+from pytest_citations.kinds.ear_ids.ids import normalize_ear_doc_id, normalize_ear_section_id  # noqa: E402
 
 PROPERTY = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 EAR_LIKE = st.text(alphabet=st.sampled_from(list("EARear-_.§ \u00a0()#p0123456789CFR15\t\n")) | st.characters(), max_size=40)

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import PROJECT, TESTS
-from pytest_citations.kinds import code_tuples
+from pytest_citations.kinds.code_tuples import model as code_tuples
 
 
 def reference(text: str) -> list:

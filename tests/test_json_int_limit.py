@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_citations import jsonlines
+from pytest_citations.core import jsonlines
 
 needs_limit = pytest.mark.skipif(not hasattr(sys, "get_int_max_str_digits"), reason="Python < 3.11 has no int limit")
 

@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import PROJECT, TESTS
-from pytest_citations import jsonlines
-from pytest_citations.kinds.code_tuples import Node, scan_json
+from pytest_citations.core import jsonlines
+from pytest_citations.kinds.code_tuples.model import Node, scan_json
 
 _DECODER = json.JSONDecoder()
 

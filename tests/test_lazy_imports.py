@@ -21,7 +21,8 @@ from importlib.machinery import PathFinder
 import pytest
 
 from conftest import PROJECT
-from pytest_citations import cli, hookspecs
+from pytest_citations import hookspecs
+from pytest_citations.frontends import cli
 
 # Third-party dependencies, and standard modules a check of one file with -j 1 never needs.
 MARKDOWN, SCHEMA, YAML, PYTEST = "markdown_it", "jsonschema", "ruamel", "pytest"
@@ -31,7 +32,8 @@ CHILD = textwrap.dedent(
     """
     import json, sys
     before = set(sys.modules)
-    from pytest_citations import cli, hookspecs
+    from pytest_citations import hookspecs
+    from pytest_citations.frontends import cli
     status = cli.main(sys.argv[1:])
     print(json.dumps({
         "status": status,
@@ -146,8 +148,8 @@ def test_listing_the_rules_imports_no_parser(repo):
 def test_a_check_builds_and_imports_no_other_command(repo):
     result = imported_by(repo, "check", "--no-cache", ".")
     assert result["status"] == 0
-    assert not {"pytest_citations.memory_cli", "pytest_citations.brief_cli", "pytest_citations.report_cli",
-                "pytest_citations.claude_cli"} & set(result["imported_modules"])
+    assert not {"pytest_citations.kinds.memories.cli", "pytest_citations.kinds.briefs.cli", "pytest_citations.kinds.url_citations.cli",
+                "pytest_citations.kinds.claude_exchanges.cli"} & set(result["imported_modules"])
 
 
 CHECK_LINES = [
@@ -196,8 +198,8 @@ def dist_info(folder, name: str, entry_points: str | None):
     ("entry_points", "expected"),
     [
         (None, False),
-        ("[console_scripts]\ntool = pytest_citations.cli:main\n", False),
-        ("[pytest11]\nname = pytest_citations.plugin\n", False),  # the group's name as a value only
+        ("[console_scripts]\ntool = pytest_citations.frontends.cli:main\n", False),
+        ("[pytest11]\nname = pytest_citations.frontends.plugin\n", False),  # the group's name as a value only
         ("[pytest_citations]\nnotes = citations_notes\n", True),
         ("# plugins\n  [pytest_citations]  \nnotes = citations_notes\n", True),  # lines are read stripped
     ],
@@ -231,7 +233,7 @@ def test_what_the_fast_check_cannot_read_is_left_to_pluggy(tmp_path, monkeypatch
 
 def test_the_program_starts_up_without_the_collector_then_resumes_it(repo):
     """``citations check`` freezes what start-up built and turns the collector back on."""
-    child = "import gc, sys; from pytest_citations import cli; sys.argv[0] = 'citations'; status = cli.main(); " \
+    child = "import gc, sys; from pytest_citations.frontends import cli; sys.argv[0] = 'citations'; status = cli.main(); " \
             "print(status, gc.isenabled(), gc.get_freeze_count() > 0)"
     env = {**os.environ, "PYTHONPATH": str(PROJECT)}
     done = subprocess.run([sys.executable, "-c", child, "check", "--no-cache", "."], cwd=repo, capture_output=True,

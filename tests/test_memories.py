@@ -10,12 +10,12 @@ import time
 import pytest
 
 from conftest import PROJECT
-from pytest_citations import frontmatter, sources
-from pytest_citations.cli import main
-from pytest_citations.config import parse_config
+from pytest_citations.core import frontmatter, sources
+from pytest_citations.core.config import parse_config
 from pytest_citations.engine import Engine, load_plugins
-from pytest_citations.fix import fix_file
-from pytest_citations.kinds.memories import Memories
+from pytest_citations.frontends.cli import main
+from pytest_citations.kinds.memories.model import Memories
+from pytest_citations.run.fix import fix_file
 
 MEMORY_REPO = PROJECT / "fixtures" / "memory-repo"
 M = ".serena/memories"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import PROJECT
-from pytest_citations.cli import main
+from pytest_citations.frontends.cli import main
 
 MEMORIES = ".serena/memories"
 
@@ -381,8 +381,8 @@ def test_unusual_paths_do_not_crash(tmp_path, capsys):
 
 
 def test_confidence_without_citations_is_the_memory_own():
-    from pytest_citations.kinds.memories import read_memory
-    from pytest_citations.memory_cli import verify_memory
+    from pytest_citations.kinds.memories.cli import verify_memory
+    from pytest_citations.kinds.memories.model import read_memory
 
     def reader(rel):
         raise AssertionError("nothing to read")
@@ -452,7 +452,7 @@ def test_verify_all_fix_moves_lines_and_stamps_nothing(tmp_path, capsys):
 
 
 def test_verify_all_fix_refresh_verified_moves_lines_and_records_verification(tmp_path, capsys, monkeypatch):
-    from pytest_citations import memory_refresh
+    from pytest_citations.kinds.memories import refresh as memory_refresh
 
     monkeypatch.setattr(memory_refresh, "utc_now", lambda: "2026-11-22T10:00:00Z")
     memory = _moved_memory(tmp_path)

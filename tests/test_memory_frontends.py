@@ -9,8 +9,8 @@ import shutil
 import hypothesis  # noqa: F401  (imported once here, not re-imported by every in-process pytest run)
 
 from conftest import PROJECT
-from pytest_citations.cli import main
 from pytest_citations.engine import Engine
+from pytest_citations.frontends.cli import main
 
 MEMORY_REPO = PROJECT / "fixtures" / "memory-repo"
 VERIFICATION = ("M206", "M207", "M208", "M209", "M210", "M211")

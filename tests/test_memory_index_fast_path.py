@@ -17,8 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import PROJECT, REALDATA
-from pytest_citations import frontmatter
-from pytest_citations.kinds.memories import INDEXED_FIELDS, plain_index_entry, yaml_index_entry
+from pytest_citations.core import frontmatter
+from pytest_citations.kinds.memories.model import INDEXED_FIELDS, plain_index_entry, yaml_index_entry
 
 pytest.importorskip("_ruamel_yaml", reason="ruamel.yaml.clib is not installed on this interpreter")
 
@@ -439,7 +439,7 @@ def test_a_yaml_error_gives_the_stem_and_no_links_either_way():
 def test_the_index_parses_no_yaml_for_a_plain_memory_and_parses_the_others(tmp_path, monkeypatch):
     from types import SimpleNamespace
 
-    from pytest_citations.kinds import memories
+    from pytest_citations.kinds.memories import model as memories
 
     (tmp_path / "plain.md").write_text(front_matter("id: p\nlinks:\n  - supersedes: old\n"), encoding="utf-8")
     (tmp_path / "quoted.md").write_text(front_matter("id: 'q'\n"), encoding="utf-8")

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_citations import memory_refresh
 from pytest_citations.engine import Engine
-from pytest_citations.fix import fix_file
+from pytest_citations.kinds.memories import refresh as memory_refresh
+from pytest_citations.run.fix import fix_file
 
 NOW = "2026-11-22T10:00:00Z"
 BODY = "\n# Session cache\n\nThe cache key is the user id  (two spaces kept).\n"

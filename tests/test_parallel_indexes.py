@@ -9,8 +9,8 @@ import shutil
 import pytest
 
 from conftest import PROJECT
-from pytest_citations import parallel
-from pytest_citations.cli import main
+from pytest_citations.frontends.cli import main
+from pytest_citations.run import parallel
 
 MEMORIES = ".serena/memories"
 
@@ -133,7 +133,7 @@ def test_more_chunks_than_a_pipe_holds_are_all_done():
 
     program = (
         "import functools, multiprocessing\n"
-        "from pytest_citations import parallel\n"
+        "from pytest_citations.run import parallel\n"
         "def work(numbers):\n"
         "    return [n * 2 for n in numbers], []\n"
         "chunks = [[n] for n in range(20000)]\n"

@@ -1,4 +1,4 @@
-"""``pytest --citations``: the pytest front end (pytest_citations/plugin.py), driven through pytester.
+"""``pytest --citations``: the pytest front end (pytest_citations/frontends/plugin.py), driven through pytester.
 
 Each test builds a small repository in ``pytester.path``: one or more runs, each a
 ``<run>/citations/citations.jsonl`` holding a good record and, for a bad file, a second record whose
@@ -20,8 +20,8 @@ import hypothesis  # noqa: F401
 import pytest
 
 from pytest_citations.engine import Engine
-from pytest_citations.reporters.text import format_diagnostic
-from pytest_citations.urls import cid_for, normalize_url
+from pytest_citations.frontends.reporters.text import format_diagnostic
+from pytest_citations.kinds.url_citations.urls import cid_for, normalize_url
 
 needs_xdist = pytest.mark.skipif(importlib.util.find_spec("xdist") is None, reason="pytest-xdist is not installed")
 EXAMPLE_REPO = Path(__file__).resolve().parent.parent / "fixtures" / "example-repo"
@@ -294,7 +294,7 @@ WARNING_CONFTEST = '''
 import dataclasses
 
 from pytest_citations import engine
-from pytest_citations.diagnostics import Severity
+from pytest_citations.core.diagnostics import Severity
 from pytest_citations.rules import RuleRegistry
 
 _original = engine.load_plugins
@@ -357,7 +357,7 @@ def test_warnings_pass_and_are_listed_in_the_warnings_summary(pytester: pytest.P
 
 def test_warnings_as_errors_fail_the_item(pytester: pytest.Pytester, warning_repo) -> None:
     omega = warning_repo["omega"]
-    result = pytester.runpytest_inprocess("--citations", "omega", "-W", "error::pytest_citations.plugin.CitationsWarning")
+    result = pytester.runpytest_inprocess("--citations", "omega", "-W", "error::pytest_citations.frontends.plugin.CitationsWarning")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*= FAILURES =*", f"*_ {omega.rel} _*", warning_line(omega), "*short test summary*"])
     assert_no_traceback(result)
@@ -490,7 +490,7 @@ def test_config_option_reads_another_settings_file(pytester: pytest.Pytester, re
 
 
 def test_baseline_option_fails_only_on_new_findings(pytester: pytest.Pytester, repo) -> None:
-    from pytest_citations.cli import main
+    from pytest_citations.frontends.cli import main
 
     baseline = pytester.path / "baseline.json"
     assert main(["check", str(pytester.path), "--write-baseline", str(baseline)]) == 0

@@ -1,4 +1,4 @@
-"""The result cache in ``pytest --citations`` (pytest_citations/plugin.py, pytest_citations/cache.py).
+"""The result cache in ``pytest --citations`` (pytest_citations/frontends/plugin.py, pytest_citations/run/cache.py).
 
 In pytest mode the cache lives in pytest's cache folder (``.pytest_cache/d/citations/results-*.json``),
 is absent under ``-p no:cacheprovider`` and emptied by ``--cache-clear``; under xdist the workers
@@ -24,9 +24,9 @@ from pathlib import Path
 import hypothesis  # noqa: F401
 import pytest
 
-from pytest_citations import cache as cache_module
 from pytest_citations.engine import Engine
-from pytest_citations.urls import cid_for
+from pytest_citations.kinds.url_citations.urls import cid_for
+from pytest_citations.run import cache as cache_module
 from test_plugin import needs_xdist, record
 
 # These tests prove the cache answered by damaging it: the record of the last run, which answers

@@ -1,4 +1,4 @@
-"""``pytest --citations`` answered by the record of its last run (pytest_citations/replay.py,
+"""``pytest --citations`` answered by the record of its last run (pytest_citations/run/replay.py,
 ``Answers``): the claims and diagnostics of files whose dependencies did not change come from the
 record in pytest's cache folder, the others from the engine and its result cache.
 
@@ -17,7 +17,7 @@ from pathlib import Path
 import hypothesis  # noqa: F401
 import pytest
 
-from pytest_citations import cache
+from pytest_citations.run import cache
 from test_plugin import needs_xdist
 from test_replay import MANY, make_repo, write_memory
 
@@ -101,7 +101,7 @@ def test_workers_neither_read_nor_write_records(pytester, repo):
 
 
 def test_a_run_with_a_crash_is_not_recorded(pytester, repo, monkeypatch):
-    from pytest_citations.diagnostics import Diagnostic, Severity
+    from pytest_citations.core.diagnostics import Diagnostic, Severity
     from pytest_citations.engine import Engine
 
     real = Engine.check_file

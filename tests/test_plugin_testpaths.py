@@ -18,7 +18,7 @@ import hypothesis  # noqa: F401
 import pytest
 
 from frontends import DIAGNOSTIC_LINE
-from pytest_citations.cli import main
+from pytest_citations.frontends.cli import main
 from test_plugin import Run, needs_xdist
 
 ORDINARY_TEST = "def test_ordinary():\n    pass\n"

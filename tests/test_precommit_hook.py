@@ -98,7 +98,7 @@ def repo(tmp_path):
     (root / MEMORIES / "target.md").write_text("---\ncitations: []\n---\n\n# The target\n")
     (root / MEMORIES / "linker.md").write_text("---\nid: linker\nlinks:\n  - related: target\n---\n\n# linker\n")
     (root / "archive" / "old.md").write_text("---\nid: old\ncitations: []\n---\n\n# Archived\n")
-    from pytest_citations.git_history import content_hash
+    from pytest_citations.core.git_history import content_hash
 
     hash_of_b = content_hash((root / "src" / "b.py").read_bytes())
     tuple_of_b = {"artifact_id": "src/b.py", "content_hash": hash_of_b, "lines": "L1"}
@@ -247,7 +247,7 @@ def test_git_commit_with_the_hook_installed_refuses_a_commit_that_deletes_a_cite
 def test_affected_by_named_files_still_works_by_hand(repo, capsys, monkeypatch):
     """--affected-by, for people who call it by hand, checks what the named files affect, a
     deleted one included."""
-    from pytest_citations.cli import main
+    from pytest_citations.frontends.cli import main
 
     monkeypatch.chdir(repo)
     (repo / "src" / "b.py").unlink()
@@ -259,7 +259,7 @@ def test_affected_by_named_files_still_works_by_hand(repo, capsys, monkeypatch):
 def test_the_entry_names_the_console_script_the_package_declares():
     """pre-commit runs `entry` in the environment it installs the package into; the tests run
     `python -m pytest_citations` instead, which is the same program."""
-    from pytest_citations.config import tomllib
+    from pytest_citations.core.config import tomllib
 
     scripts = tomllib.loads((PROJECT / "pyproject.toml").read_text())["project"]["scripts"]
-    assert scripts[shlex.split(declared_hook()["entry"])[0]] == "pytest_citations.cli:main"
+    assert scripts[shlex.split(declared_hook()["entry"])[0]] == "pytest_citations.frontends.cli:main"

@@ -2,7 +2,7 @@
 
 import io
 
-from pytest_citations.progress import Progress
+from pytest_citations.run.progress import Progress
 
 
 class Engine:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pytest_citations.config import parse_config
+from pytest_citations.core.config import parse_config
 from pytest_citations.engine import Engine, load_plugins
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import PROJECT, REALDATA
-from pytest_citations.config import parse_config
+from pytest_citations.core.config import parse_config
 from pytest_citations.engine import Engine, load_plugins
 
 DOC = PROJECT / "docs" / "real-data.md"

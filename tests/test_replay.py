@@ -1,4 +1,4 @@
-"""A re-run answered by the record of the last run (pytest_citations.replay): the same report as a
+"""A re-run answered by the record of the last run (pytest_citations.run.replay): the same report as a
 check without any cache, whatever changed in between; and the usual run whenever the record cannot
 vouch for the answer."""
 
@@ -15,9 +15,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import PROJECT
-from pytest_citations import cache as cache_module
-from pytest_citations import git_history, replay
-from pytest_citations.cli import main
+from pytest_citations.core import git_history
+from pytest_citations.frontends.cli import main
+from pytest_citations.run import cache as cache_module
+from pytest_citations.run import replay
 
 MEMORIES = ".serena/memories"
 MANY = 30  # memories citing src/b.py; two more cite src/a.py, few enough to be re-checked alone
@@ -381,7 +382,7 @@ def test_a_symlinked_folder_that_leads_elsewhere_now_is_another_request(repo, ca
 
 
 def test_a_crash_in_a_rerun_is_checked_again_next_time(repo, capsys, monkeypatch):
-    from pytest_citations.kinds import memories
+    from pytest_citations.kinds.memories import model as memories
 
     run(capsys, repo)
     (repo / "src" / "a.py").write_text("def ALPHA():\n    return 1\n")

@@ -9,11 +9,11 @@ import xml.etree.ElementTree as ET
 import pytest
 
 import pytest_citations
-from pytest_citations import reporters
-from pytest_citations.diagnostics import Diagnostic, Edit, Fix, Severity, sorted_diagnostics
+from pytest_citations.core.diagnostics import Diagnostic, Edit, Fix, Severity, sorted_diagnostics
 from pytest_citations.engine import Report, load_plugins
-from pytest_citations.reporters import github
-from pytest_citations.reporters._common import source_lines
+from pytest_citations.frontends import reporters
+from pytest_citations.frontends.reporters import github
+from pytest_citations.frontends.reporters._common import source_lines
 
 FILES = [
     "briefs/ok.md",

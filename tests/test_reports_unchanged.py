@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from conftest import PROJECT
-from pytest_citations import cli
+from pytest_citations.frontends import cli
 
 FIXTURES = PROJECT / "fixtures"
 RECORDED = Path(__file__).parent / "reports"

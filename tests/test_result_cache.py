@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_citations import cache as cache_module
-from pytest_citations.cli import main
+from pytest_citations.frontends.cli import main
+from pytest_citations.run import cache as cache_module
 
 # These tests count the cache's hits and damage its file: the record of the last run, which
 # answers a re-run of files older than the racy window before the cache is opened, stays out.
@@ -221,7 +221,7 @@ def test_entries_unseen_for_thirty_days_are_pruned(repo, capsys):
 
 
 def test_a_crash_is_never_cached(repo, capsys, monkeypatch):
-    from pytest_citations.kinds import memories
+    from pytest_citations.kinds.memories import model as memories
 
     real = memories.Memories.units
 

@@ -6,8 +6,8 @@ import os
 
 import pytest
 
-from pytest_citations import sources
-from pytest_citations.sources import SourceError
+from pytest_citations.core import sources
+from pytest_citations.core.sources import SourceError
 
 
 def test_reads_utf8_with_bom_and_crlf(tmp_path):

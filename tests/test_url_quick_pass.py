@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 
 from pytest_citations.engine import Engine, FileContext, RuleContext
 from pytest_citations.kinds import Reported
-from pytest_citations.kinds.url_citations import KIND
-from pytest_citations.rules import url_citations as rules
-from pytest_citations.urls import cid_for
+from pytest_citations.kinds.url_citations import rules
+from pytest_citations.kinds.url_citations.model import KIND
+from pytest_citations.kinds.url_citations.urls import cid_for
 from url_records import valid_record
 
 REALDATA = Path("/work/shared/realdata")

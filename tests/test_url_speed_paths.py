@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_citations import jsonlines
+from pytest_citations.core import jsonlines
+from pytest_citations.core.timestamps import parse_iso_8601
 from pytest_citations.engine import Engine
-from pytest_citations.rules import url_citations as rules
-from pytest_citations.timestamps import parse_iso_8601
-from pytest_citations.urls import NotAbsoluteURL, cid_for, normalize_spec
+from pytest_citations.kinds.url_citations import rules
+from pytest_citations.kinds.url_citations.urls import NotAbsoluteURL, cid_for, normalize_spec
 from url_records import valid_record
 
 # -- URL normalization: the spec's steps, written out plainly, as the reference ----------------

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_citations.urls import NotAbsoluteURL, cid_for, normalize_url
+from pytest_citations.kinds.url_citations.urls import NotAbsoluteURL, cid_for, normalize_url
 
 
 @pytest.mark.parametrize(

@@ -8,10 +8,10 @@ import shutil
 
 from conftest import PROJECT
 from frontends import assert_front_ends_agree
-from pytest_citations.cli import main
 from pytest_citations.engine import Engine
-from pytest_citations.urls import cid_for
-from pytest_citations.utilization import cited_references
+from pytest_citations.frontends.cli import main
+from pytest_citations.kinds.url_citations.urls import cid_for
+from pytest_citations.kinds.url_citations.utilization import cited_references
 
 NAME = "research-run-utilization"
 RUN = "runs/2026-03-01-heat-pumps"

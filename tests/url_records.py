@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pytest_citations.urls import cid_for, normalize_spec
+from pytest_citations.kinds.url_citations.urls import cid_for, normalize_spec
 
 
 def valid_record(url: str, **fields) -> dict:

@@ -14,20 +14,18 @@ A kind is an object with:
 - ``units(ctx)``: parse the file behind ``ctx`` and yield units for the record-scope rules, or
   :class:`Reported` findings for parse problems (which name the rule that reports them). A unit
   carries a 1-based ``line``, where a rule that crashes on it is reported (C006). A kind that reads
-  Markdown sets ``ctx.directives`` from :func:`pytest_citations.suppressions.markdown_directives`.
+  Markdown sets ``ctx.directives`` from :func:`pytest_citations.core.suppressions.markdown_directives`.
 - optionally ``quick_pass(unit, contexts)``: true when none of the running rules (``contexts``:
   code -> rule context) reports anything on ``unit``, so the engine skips calling them one by one;
   false or an exception, and they run one by one (see ``url_citations``).
 
-Built-in kinds are one module each in this package, found by scanning it; each exposes ``KIND``.
+Built-in kinds are one package each in this package (its parser and model, its rules, its helpers
+and its command line); :mod:`pytest_citations.builtins` finds them.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from dataclasses import dataclass
-from typing import Any
 
 from pytest_citations.rules import Finding
 
@@ -38,13 +36,3 @@ class Reported:
 
     code: str
     finding: Finding
-
-
-def builtin_kinds() -> list[Any]:
-    found = []
-    for info in pkgutil.iter_modules(__path__, prefix=f"{__name__}."):
-        module = importlib.import_module(info.name)
-        kind = getattr(module, "KIND", None)
-        if kind is not None:
-            found.append(kind)
-    return found

@@ -9,19 +9,19 @@ a kind never edits a list; rules from other packages arrive through the ``citati
 from __future__ import annotations
 
 import functools
-import importlib
 import inspect
-import pkgutil
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from pytest_citations.diagnostics import Fix, Severity, quoted
+from pytest_citations.core.diagnostics import Fix, Severity, quoted
 
 CODE_PATTERN = re.compile(r"^[A-Z][0-9]{3}$")
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 SCOPES = ("engine", "record")
+BUNDLED_SCHEMAS = Path(__file__).resolve().parent.parent / "schemas"  # the JSON Schemas shipped with the package
 _FIRST_SENTENCE = re.compile(r"\.\s+(?=(?:[^`]*`[^`]*`)*[^`]*$)")  # a full stop outside `code`
 
 
@@ -152,14 +152,6 @@ def rules_in_module(module: Any) -> Iterator[Rule]:
     for value in vars(module).values():
         if isinstance(value, Rule):
             yield value
-
-
-def builtin_rules() -> list[Rule]:
-    """Every rule declared in a module of this package."""
-    found: list[Rule] = []
-    for info in pkgutil.iter_modules(__path__, prefix=f"{__name__}."):
-        found.extend(rules_in_module(importlib.import_module(info.name)))
-    return found
 
 
 class RuleRegistry:

@@ -1,0 +1,67 @@
+"""Baselines: record today's findings so an existing repository fails only on new ones.
+
+Findings are matched by path, code and message, never by line, so moving text around does not
+bring old findings back; each entry carries a count, so a second copy of a known problem is new.
+An internal error (C006: a file not fully checked) is never recorded nor matched: a baseline comes
+with the checkout, and must not let a file pass that was not checked.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+from pytest_citations import __version__
+from pytest_citations.core.suppressions import INTERNAL_ERROR
+
+FORMAT = "pytest-citations-baseline/1"
+
+
+class BaselineError(Exception):
+    pass
+
+
+def _key(diagnostic) -> tuple[str, str, str]:
+    return diagnostic.path, diagnostic.code, diagnostic.message
+
+
+def dumps(diagnostics) -> str:
+    counts = Counter(_key(d) for d in diagnostics if d.code != INTERNAL_ERROR)
+    entries = [
+        {"path": path, "code": code, "message": message, "count": count}
+        for (path, code, message), count in sorted(counts.items())
+    ]
+    return json.dumps({"format": FORMAT, "tool_version": __version__, "entries": entries}, indent=2) + "\n"
+
+
+def load(path: Path) -> dict[str, Counter]:
+    """Counts of known findings, by file path and then by (code, message)."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise BaselineError(f"{path}: cannot read baseline: {exc}") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("entries"), list):
+        raise BaselineError(f"{path}: not a baseline written by `citations check --write-baseline`")
+    counts: dict[str, Counter] = {}
+    for entry in data["entries"]:
+        try:
+            counts.setdefault(entry["path"], Counter())[(entry["code"], entry["message"])] += int(entry["count"])
+        except (KeyError, TypeError, ValueError):
+            raise BaselineError(f"{path}: malformed baseline entry {entry!r}") from None
+    return counts
+
+
+def subtract(diagnostics, baseline: dict[str, Counter]) -> list:
+    """The diagnostics of one file left once each baseline entry has absorbed up to its count."""
+    if not diagnostics:
+        return diagnostics
+    remaining = Counter(baseline.get(diagnostics[0].path, ()))
+    kept = []
+    for diagnostic in diagnostics:
+        key = (diagnostic.code, diagnostic.message)
+        if remaining[key] > 0 and diagnostic.code != INTERNAL_ERROR:
+            remaining[key] -= 1
+        else:
+            kept.append(diagnostic)
+    return kept

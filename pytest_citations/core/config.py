@@ -1,0 +1,255 @@
+"""``[tool.citations]`` settings: found, read, validated against the kinds and rules in use.
+
+The repository root is the folder of the file that holds the settings. Without one, it is the
+nearest folder above the start that holds ``pyproject.toml`` or ``.git``, else the start itself.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pytest_citations.core.sources import DEFAULT_MAX_FILE_SIZE
+from pytest_citations.core.suppressions import INTERNAL_ERROR
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+DEFAULT_EXCLUDE = (
+    ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "node_modules", "__pycache__",
+    ".mypy_cache", ".pytest_cache", ".ruff_cache", ".citations_cache", "site-packages", "build", "dist",
+)
+_CODE_OR_PREFIX = re.compile(r"^[A-Z][0-9]{0,3}\Z")
+_TOP_LEVEL = {"exclude", "select", "ignore", "per-file-ignores", "max-file-size", "cache-dir", "kinds", "rules"}
+
+
+class ConfigError(Exception):
+    """A setting that is unknown or of the wrong type; front ends exit with status 2."""
+
+
+@dataclass
+class KindSettings:
+    include: tuple[str, ...]
+    exclude: tuple[str, ...]
+    options: dict[str, Any]
+
+
+@dataclass
+class Config:
+    root: Path
+    source: Path | None = None
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDE
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE
+    kinds: dict[str, KindSettings] = field(default_factory=dict)
+    rule_options: dict[str, dict[str, Any]] = field(default_factory=dict)
+    cache_dir: str = ".citations_cache"  # relative to the root; where `citations check` caches results
+
+    def rule_enabled(self, code: str) -> bool:
+        """The most specific matching prefix decides; on a tie ``ignore`` wins; default on."""
+        selected = max((len(p) for p in self.select if code.startswith(p)), default=-1 if self.select else 0)
+        ignored = max((len(p) for p in self.ignore if code.startswith(p)), default=-1)
+        return selected >= 0 and selected > ignored
+
+
+def _fail(where: str, message: str) -> ConfigError:
+    return ConfigError(f"{where}: {message}")
+
+
+def _string_list(value: Any, where: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise _fail(where, "expected a list of strings")
+    return tuple(value)
+
+
+def _codes(value: Any, where: str, registry) -> tuple[str, ...]:
+    """A list of rule codes or prefixes, each the code or prefix of a rule that exists: a typo
+    (M270 for M207) in select or ignore would silently switch rules off."""
+    codes = _string_list(value, where)
+    for code in codes:
+        if not _CODE_OR_PREFIX.match(code):
+            raise _fail(where, f"{code!r} is not a rule code or code prefix (such as U104 or U1)")
+        if not any(item.code.startswith(code) for item in registry):
+            raise _fail(where, f"no rule code starts with {code!r}; `citations rules` lists them")
+    return codes
+
+
+def _silencing(codes: tuple[str, ...], where: str) -> tuple[str, ...]:
+    """Codes settings may ignore: any but an internal error, which a setting would silence in vain
+    (settings come with the checkout; see "What can never be silenced" in docs/configuration.md)."""
+    if INTERNAL_ERROR in codes:
+        raise _fail(where, f"{INTERNAL_ERROR} (internal error: a file was not fully checked) cannot be ignored in settings; "
+                    f"`--ignore {INTERNAL_ERROR}` on the command line can")
+    return codes
+
+
+def _option_value(option, value: Any, where: str) -> Any:
+    expected = option.type
+    if isinstance(value, bool) and bool not in (expected if isinstance(expected, tuple) else (expected,)):
+        raise _fail(where, f"expected {getattr(expected, '__name__', expected)}, got a boolean")
+    if not isinstance(value, expected):
+        raise _fail(where, f"expected {getattr(expected, '__name__', expected)}, got {type(value).__name__}")
+    if option.items is not None and not all(
+        isinstance(item, option.items) and not isinstance(item, bool) for item in value
+    ):
+        raise _fail(where, f"expected a list of {option.items.__name__}")
+    if option.choices is not None and value not in option.choices:
+        raise _fail(where, f"expected one of {', '.join(map(str, option.choices))}, got {value!r}")
+    return value
+
+
+def find_settings(start: Path) -> tuple[Path, dict[str, Any], Path | None]:
+    """(root, raw [tool.citations] table, file it came from) for a start folder. Without a
+    ``pyproject.toml`` or ``.git`` above it, the root is the current folder when ``start`` lies in
+    it (a folder or file named below it, or visited by pytest, belongs to the same repository),
+    else ``start``."""
+    # Walk up the path as given, not as resolved: a folder reached through a symlink belongs to
+    # the repository it was reached from. The root returned is resolved.
+    start = Path(os.path.abspath(start))
+    fallback = None
+    for folder in (start, *start.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            table = _read_table(candidate, pyproject=True)
+            if table is not None:
+                return folder.resolve(), table, candidate.resolve()
+            fallback = fallback or folder
+        elif (folder / ".git").exists():
+            fallback = fallback or folder
+    if fallback is None:
+        here = Path(os.path.abspath(os.getcwd()))
+        fallback = here if start == here or here in start.parents else start
+    return fallback.resolve(), {}, None
+
+
+def has_settings(folder: Path) -> bool:
+    """Whether ``folder`` holds a ``pyproject.toml`` with a ``[tool.citations]`` table."""
+    candidate = folder / "pyproject.toml"
+    return candidate.is_file() and _read_table(candidate, pyproject=True) is not None
+
+
+def _read_table(path: Path, pyproject: bool) -> dict[str, Any] | None:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read settings: {exc}") from None
+    table = data.get("tool", {}).get("citations")
+    if table is None and not pyproject:
+        return data
+    if table is not None and not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.citations] must be a table")
+    return table
+
+
+def load_config(start: Path, kinds, registry, config_file: Path | None = None) -> Config:
+    """Settings for files under ``start`` (or from ``config_file``), validated."""
+    if config_file is not None:
+        config_file = config_file.resolve()
+        if not config_file.is_file():
+            raise ConfigError(f"{config_file}: no such settings file")
+        table = _read_table(config_file, pyproject=config_file.name == "pyproject.toml") or {}
+        root = config_file.parent
+    else:
+        root, table, config_file = find_settings(start)
+    return parse_config(table, root, kinds, registry, config_file)
+
+
+def parse_config(table: dict[str, Any], root: Path, kinds, registry, source: Path | None = None) -> Config:
+    where = str(source) if source else "settings"
+    unknown = sorted(set(table) - _TOP_LEVEL)
+    if unknown:
+        raise _fail(where, f"unknown setting {unknown[0]!r} in [tool.citations]; known: {', '.join(sorted(_TOP_LEVEL))}")
+    config = Config(root=root.resolve(), source=source)
+    if "exclude" in table:
+        config.exclude = DEFAULT_EXCLUDE + _string_list(table["exclude"], f"{where}: exclude")
+    if "select" in table:
+        config.select = _codes(table["select"], f"{where}: select", registry)
+    if "ignore" in table:
+        config.ignore = _silencing(_codes(table["ignore"], f"{where}: ignore", registry), f"{where}: ignore")
+    if "max-file-size" in table:
+        size = table["max-file-size"]
+        if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
+            raise _fail(where, "max-file-size: expected a positive integer (bytes)")
+        config.max_file_size = size
+    if "cache-dir" in table:
+        config.cache_dir = _cache_dir(table["cache-dir"], where)
+    per_file = table.get("per-file-ignores", {})
+    if not isinstance(per_file, dict):
+        raise _fail(where, "per-file-ignores: expected a table of glob = [codes]")
+    config.per_file_ignores = {
+        glob: _silencing(_codes(codes, f"{where}: per-file-ignores.{glob}", registry), f"{where}: per-file-ignores.{glob}")
+        for glob, codes in per_file.items()
+    }
+    config.kinds = _kind_settings(table.get("kinds", {}), kinds, where)
+    config.rule_options = _rule_options(table.get("rules", {}), registry, where)
+    return config
+
+
+def _cache_dir(value: Any, where: str) -> str:
+    """A folder below the root: settings come with the checkout, and a cache they placed
+    elsewhere would have the run write and delete files outside the repository (the command line
+    and the environment may place it anywhere)."""
+    if not isinstance(value, str) or not value.strip():
+        raise _fail(where, "cache-dir: expected a folder path (string)")
+    parts = Path(value).parts
+    if Path(value).anchor or ".." in parts or not [part for part in parts if part != "."]:
+        raise _fail(where, f"cache-dir: {value!r} is not a folder inside the repository (a relative path without "
+                           "'..'); a cache elsewhere is chosen with --cache-dir or $CITATIONS_CACHE_DIR")
+    return value
+
+
+def _kind_settings(table: Any, kinds, where: str) -> dict[str, KindSettings]:
+    if not isinstance(table, dict):
+        raise _fail(where, "kinds: expected a table of kind names")
+    by_name = {kind.name: kind for kind in kinds}
+    unknown = sorted(set(table) - set(by_name))
+    if unknown:
+        raise _fail(where, f"kinds: unknown kind {unknown[0]!r}; known: {', '.join(sorted(by_name))}")
+    settings = {}
+    for name, kind in by_name.items():
+        raw = table.get(name, {})
+        if not isinstance(raw, dict):
+            raise _fail(where, f"kinds.{name}: expected a table")
+        known = {"include", "exclude", *kind.options}
+        extra = sorted(set(raw) - known)
+        if extra:
+            raise _fail(where, f"kinds.{name}: unknown setting {extra[0]!r}; known: {', '.join(sorted(known))}")
+        options = {key: option.default for key, option in kind.options.items()}
+        for key, option in kind.options.items():
+            if key in raw:
+                options[key] = _option_value(option, raw[key], f"{where}: kinds.{name}.{key}")
+        include = _string_list(raw["include"], f"{where}: kinds.{name}.include") if "include" in raw else tuple(kind.include)
+        exclude = _string_list(raw["exclude"], f"{where}: kinds.{name}.exclude") if "exclude" in raw else ()
+        settings[name] = KindSettings(include, exclude, options)
+    return settings
+
+
+def _rule_options(table: Any, registry, where: str) -> dict[str, dict[str, Any]]:
+    if not isinstance(table, dict):
+        raise _fail(where, "rules: expected a table of rule codes")
+    resolved: dict[str, dict[str, Any]] = {}
+    for item in registry:
+        raw = table.get(item.code, {})
+        options = {key: option.default for key, option in item.options.items()}
+        if not isinstance(raw, dict):
+            raise _fail(where, f"rules.{item.code}: expected a table")
+        extra = sorted(set(raw) - set(item.options))
+        if extra:
+            known = ", ".join(sorted(item.options)) or "none"
+            raise _fail(where, f"rules.{item.code}: unknown option {extra[0]!r}; known: {known}")
+        for key, option in item.options.items():
+            if key in raw:
+                options[key] = _option_value(option, raw[key], f"{where}: rules.{item.code}.{key}")
+        resolved[item.code] = options
+    unknown = sorted(code for code in table if code not in registry)
+    if unknown:
+        raise _fail(where, f"rules: unknown rule code {unknown[0]!r}")
+    return resolved

@@ -1,0 +1,71 @@
+"""Reporters: one module per output format, each a ``render(report, registry, **kw) -> str``.
+
+``render`` imports only the module of the format asked for, so the CLI pays for nothing else, and
+defuses what a CI runner would take for a command in its output (``reporters/ci_log.py``).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections import Counter
+
+FORMATS = ("text", "json", "github", "sarif", "junit")
+
+_MODULES = {
+    "text": "text",
+    "json": "json_format",
+    "github": "github",
+    "sarif": "sarif",
+    "junit": "junit",
+}
+
+
+def render(format: str, report, registry, *, show_source: bool = True) -> str:
+    """``report`` in ``format`` (one of :data:`FORMATS`), ready to write as is: no line of it
+    starts a CI workflow command, but the annotations of ``github``, and it holds no lone
+    surrogate (see ``reporters/ci_log.py``)."""
+    if format not in _MODULES:
+        raise ValueError(f"unknown output format {format!r}: expected one of {', '.join(FORMATS)}")
+    module = importlib.import_module(f"{__name__}.{_MODULES[format]}")
+    return _defused(format, module.render(report, registry, show_source=show_source))
+
+
+def _defused(format: str, text: str) -> str:
+    """``text`` of ``format`` with every workflow-command mark escaped in that format's syntax."""
+    from pytest_citations.frontends.reporters import ci_log
+
+    if format == "github":  # the annotations asked for; their text is escaped by the runner's rules
+        return text
+    if format in ("json", "sarif"):
+        return ci_log.defuse_json(text)
+    if format == "junit":
+        return ci_log.defuse(text, ci_log.xml_escape)
+    return ci_log.defuse_text(text)
+
+
+def statistics(report) -> str:
+    """One row per rule code: count, code, ``[*]`` when any of them can be fixed, rule name.
+
+    Rows are sorted by count (most first), then code; columns are aligned. Empty when the
+    report has no diagnostics. Rule names come from plugins: defused as the text format is.
+    """
+    from pytest_citations.frontends.reporters.ci_log import defuse_text
+
+    by_code = Counter(d.code for d in report.diagnostics)
+    if not by_code:
+        return ""
+    names: dict[str, str] = {}
+    fixable: set[str] = set()
+    for d in report.diagnostics:
+        names.setdefault(d.code, d.name)
+        if d.fix is not None:
+            fixable.add(d.code)
+    rows = sorted(by_code.items(), key=lambda item: (-item[1], item[0]))
+    count_width = max(len(str(count)) for _, count in rows)
+    code_width = max(len(code) for code, _ in rows)
+    marker_width = 4 if fixable else 0
+    lines = []
+    for code, count in rows:
+        marker = "[*] " if code in fixable else ""
+        lines.append(f"{count:>{count_width}}  {code:<{code_width}}  {marker:<{marker_width}}{names[code]}")
+    return defuse_text("\n".join(lines) + "\n")

@@ -1,0 +1,46 @@
+"""Machine-readable JSON: the summary and every diagnostic with its fix (``--output-format json``)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest_citations
+from pytest_citations.frontends.reporters._common import counts, severity_name
+
+
+def fix_to_json(fix) -> dict[str, Any] | None:
+    if fix is None:
+        return None
+    return {
+        "description": fix.description,
+        "edits": [{"start": e.start, "end": e.end, "text": e.text} for e in fix.edits],
+    }
+
+
+def diagnostic_to_json(d) -> dict[str, Any]:
+    return {
+        "code": d.code,
+        "name": d.name,
+        "severity": severity_name(d),
+        "message": d.message,
+        "path": d.path,
+        "line": d.line,
+        "col": d.col,
+        "fix": fix_to_json(d.fix),
+    }
+
+
+def to_json(report) -> dict[str, Any]:
+    errors, warnings, fixable = counts(report.diagnostics)
+    return {
+        "tool": "pytest-citations",
+        "version": pytest_citations.__version__,
+        "files_checked": len(report.files),
+        "summary": {"errors": errors, "warnings": warnings, "fixable": fixable},
+        "diagnostics": [diagnostic_to_json(d) for d in report.diagnostics],
+    }
+
+
+def render(report, registry=None, **_: object) -> str:
+    return json.dumps(to_json(report), indent=2, ensure_ascii=False) + "\n"

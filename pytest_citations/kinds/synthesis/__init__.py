@@ -1,0 +1,1 @@
+"""A research run's synthesis: the references it makes to the run's citations, and their rules."""

@@ -1,0 +1,181 @@
+"""What a check depended on: every path it resolved, and every run-wide index it consulted.
+
+A cached result is only as good as its key, and a kind cannot be trusted to list what it read.
+So nothing is listed by hand: :func:`pytest_citations.core.sources.resolve_inside`, which every read
+goes through, notes the path in the innermost active :class:`Recorder`. A path that was looked
+up and found missing is noted too (a file that appears later changes the result).
+
+Run-wide indexes (every memory's id, every corpus doc_id) are built from many files once per
+run. A result that consulted one depends on the index's *value*, not on each file it was built
+from, so that editing the body of one memory does not invalidate every other memory: such a
+dependency is noted by name, and its builder is registered here with :func:`run_index` so that a
+later run can rebuild the index and compare digests.
+
+Every file read is noted too, with its :func:`stat_signature` taken before the read: the result
+cache keys a result by the hashes of what it read, and a file that changed between the check's
+read and the cache's hashing would otherwise key old findings by new bytes (see
+:meth:`pytest_citations.run.cache.ResultCache.store`).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import functools
+import hashlib
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+_active: contextvars.ContextVar[Recorder | None] = contextvars.ContextVar("citations_recorder", default=None)
+
+# index name -> builder(engine) -> value, and the kind whose checks use it; filled by @run_index
+INDEXES: dict[str, Callable[[Any], Any]] = {}
+INDEX_KINDS: dict[str, str] = {}
+# index name -> sources(engine): the root-relative files it is built from (for --since)
+INDEX_SOURCES: dict[str, Callable[[Any], list[str]]] = {}
+# names of the indexes built from no file, cheap enough to build again: a record of a run keeps
+# their digests and a re-run compares them (see pytest_citations.run.replay)
+CHECKED_BY_VALUE: set[str] = set()
+# index name -> how it is built from one share per file; filled by @run_index_of_shares
+SHARED: dict[str, Shares] = {}
+
+
+def stat_signature(info: os.stat_result) -> list[int]:
+    """[size, mtime_ns, ctime_ns, inode]: what stands for a regular file's bytes between runs.
+
+    ctime is part of it because no program can set it: a file rewritten in place with its old
+    mtime put back (``cp -p``, ``touch -r``) keeps its size, inode and mtime, but not its ctime."""
+    return [info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino]
+
+
+class Recorder:
+    """The absolute paths resolved, the index names consulted and the files read (by real path,
+    each with the signature it had when read; None when it was read twice with two) while it was
+    active."""
+
+    def __init__(self) -> None:
+        self.paths: set[str] = set()
+        self.indexes: set[str] = set()
+        self.reads: dict[str, list[int] | None] = {}
+
+    def merge(self, other: Recorder) -> None:
+        self.paths |= other.paths
+        self.indexes |= other.indexes
+        reads = self.reads
+        for path, signature in other.reads.items():
+            if reads.setdefault(path, signature) != signature:
+                reads[path] = None
+
+    def note_read(self, path: str, signature: list[int]) -> None:
+        if self.reads.setdefault(path, signature) != signature:
+            self.reads[path] = None
+
+
+@contextmanager
+def recording(into_parent: bool = True) -> Iterator[Recorder]:
+    """Record into a fresh recorder; on exit its notes also go to the enclosing one, unless
+    ``into_parent`` is false (an index hides the files it was built from behind its name)."""
+    parent = _active.get()
+    recorder = Recorder()
+    token = _active.set(recorder)
+    try:
+        yield recorder
+    finally:
+        _active.reset(token)
+        if parent is not None and into_parent:
+            parent.merge(recorder)
+
+
+def note_path(root: Path, path: Path | str) -> None:
+    recorder = _active.get()
+    if recorder is not None:
+        recorder.paths.add(os.path.normpath(os.path.join(root, path)))
+
+
+def note_read(real_path: str, info: os.stat_result) -> None:
+    """Note that the file at ``real_path`` (symlinks resolved) is read, and its stat just before."""
+    recorder = _active.get()
+    if recorder is not None:
+        recorder.note_read(real_path, stat_signature(info))
+
+
+def note_index(name: str) -> None:
+    recorder = _active.get()
+    if recorder is not None:
+        recorder.indexes.add(name)
+
+
+def merge(recorded: Recorder) -> None:
+    """Note again what a memoized value was built from, for the check that now reuses it."""
+    recorder = _active.get()
+    if recorder is not None:
+        recorder.merge(recorded)
+
+
+def run_index(name: str, kind: str, sources: Callable[[Any], list[str]] | None = None, checked_by_value: bool = False):
+    """Register ``builder(engine)`` as the run-wide index ``name``, used by checks of ``kind``;
+    calling the decorated function returns the run's one value of it and notes the dependency.
+
+    ``sources(engine)`` lists the files of the work tree the index is built from: a change to one
+    of them selects, under ``--since`` and ``--affected-by``, every artifact that consulted the
+    index (see :mod:`pytest_citations.run.selection`). An index built from none (the commit checked
+    out) gives none; ``checked_by_value`` says it is cheap to build again, which a record of a run
+    then does to learn whether it changed."""
+
+    def decorate(builder: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        @functools.wraps(builder)
+        def index(engine):
+            return engine.index(name, lambda: builder(engine))
+
+        INDEXES[name] = index
+        INDEX_KINDS[name] = kind
+        if sources is not None:
+            INDEX_SOURCES[name] = sources
+        if checked_by_value:
+            CHECKED_BY_VALUE.add(name)
+        return index
+
+    return decorate
+
+
+@dataclass(frozen=True)
+class Shares:
+    """An index built from one share per file: ``files(engine)`` lists the files, in order;
+    ``share(engine, rel)`` is one file's share, a plain value computed from that file alone; and
+    ``combine(engine, shares)`` builds the index from ``{rel: share}`` in the order of ``files``.
+    ``citations check -j`` computes the shares in its workers (see parallel.py)."""
+
+    files: Callable[[Any], list[str]]
+    share: Callable[[Any, str], Any]
+    combine: Callable[[Any, dict[str, Any]], Any]
+    # share_of_text(rel, text): the share of a file holding ``text`` (its earlier version), when
+    # the index can tell; --since then selects by the shares that changed
+    share_of_text: Callable[[str, str], Any] | None = None
+
+    def build(self, engine) -> Any:
+        return self.combine(engine, {rel: self.share(engine, rel) for rel in self.files(engine)})
+
+
+def run_index_of_shares(name: str, kind: str, files: Callable[[Any], list[str]], share: Callable[[Any, str], Any],
+                        share_of_text: Callable[[str, str], Any] | None = None):
+    """:func:`run_index` for an index that ``combine(engine, shares)`` builds from one share per
+    file (see :class:`Shares`); calling the decorated function returns the run's one value."""
+
+    def decorate(combine: Callable[[Any, dict[str, Any]], Any]) -> Callable[[Any], Any]:
+        shares = SHARED[name] = Shares(files, share, combine, share_of_text)
+
+        @functools.wraps(combine)
+        def build(engine):
+            return shares.build(engine)
+
+        return run_index(name, kind, sources=files)(build)
+
+    return decorate
+
+
+def digest(value: Any) -> str:
+    """A digest of a plain value (built from str, numbers, tuples, lists, dicts, dataclasses)."""
+    return hashlib.sha256(repr(value).encode("utf-8", "surrogatepass")).hexdigest()
