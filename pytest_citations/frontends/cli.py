@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from pytest_citations import __version__
 
 if TYPE_CHECKING:
-    from pytest_citations.engine import Engine
+    from pytest_citations.run.checking import CheckOutcome, CheckRequest
 
 # Only what building the parser needs is imported here: each command imports what it runs, so that
 # `citations check` on one file loads no more than its kinds need (tests/test_lazy_imports.py).
@@ -203,111 +203,51 @@ def _main(argv: list[str]) -> int:
     return EXIT_USAGE
 
 
-def _start_folder(paths: list[Path]) -> Path:
-    if not paths:
-        return Path.cwd()
-    folders = [os.path.abspath(p if p.is_dir() else p.parent) for p in paths]
-    return Path(os.path.commonpath(folders))
-
-
 def run_check(args: argparse.Namespace) -> int:
-    from pytest_citations.core import baseline as baseline_module
-    from pytest_citations.core import git_history
-    from pytest_citations.engine import Engine, Task, report_of, run_task
-    from pytest_citations.run import parallel
-    from pytest_citations.run.progress import Progress
+    from pytest_citations.run.checking import CheckRun, RunError
 
     if args.refresh_verified and not args.fix:
         print("citations: error: --refresh-verified records verification while fixing: add --fix", file=sys.stderr)
         return EXIT_USAGE
-    paths = args.paths or [Path.cwd()]
-    missing = [p for p in paths if not p.exists() and not p.is_symlink()]
-    if missing:
-        print(f"citations: error: no such file or folder: {missing[0]}", file=sys.stderr)
-        return EXIT_USAGE
-    baseline = baseline_module.load(args.baseline) if args.baseline else None
-    engine = Engine.load(_start_folder(paths), args.config, baseline=baseline)
-    _resume_collector()  # start-up is over (see _pause_collector)
-    for option, codes in (("--select", args.select), ("--ignore", args.ignore)):
-        unknown = [code for code in codes or () if not any(item.code.startswith(code) for item in engine.registry)]
-        if unknown:
-            print(f"citations: error: {option}: no rule code starts with {unknown[0]!r}; `citations rules` lists them", file=sys.stderr)
-            return EXIT_USAGE
-    engine.override(select=args.select, ignore=args.ignore)
-    selecting = _selecting(args)
-    if not (args.no_cache or args.fix):
-        engine.enable_cache(cache_folder(args.cache_dir, engine))
-    elif selecting:
-        engine.enable_cache(None)  # what each file reads must be learned, even if not kept
-
-    request = None
-    changes = _changes(args) if selecting else None
-    if engine.cache_folder is not None and not args.fix:
-        from pytest_citations.run.replay import Request
-
-        request = Request(engine, paths, args.force_exclude, args.shard, args.baseline)
-        try:
-            replayed = request.replayed(changes)
-        except git_history.ChangesError as exc:
-            return _changes_unknown(args, exc)
-        if replayed is not None:
-            report, kept = replayed
-            return _report(args, engine, report, hits=kept)
-    progress = Progress()
-    if not args.fix:  # a fix goes one file after another
-        parallel.claim_in_workers(engine, args.jobs)
+    request = check_request(args)
     try:
-        tasks = engine.plan(paths, args.force_exclude)
-        if args.shard:
-            from pytest_citations.run.selection import shard_of
-
-            tasks = shard_of(tasks, args.shard)
-        known: dict[Task, list] = {}
-        if selecting:
-            tasks, known = _affected_tasks(tasks, changes, args.jobs, progress)
-        fixed: dict = {}
-        if args.fix:  # one file after another: a fix may change what the next file reads
-            fix_and_check = progress.wrap(_fixer(fixed, args.refresh_verified))
-            results = [run_task(task, fix_and_check) for task in tasks]
-        elif known:
-            todo = [task for task in tasks if task not in known]
-            checked = dict(zip(todo, parallel.check(todo, args.jobs, progress.advance), strict=True))
-            results = [known[task] if task in known else checked[task] for task in tasks]
-        else:
-            results = parallel.check(tasks, args.jobs, progress.advance)
-    except git_history.ChangesError as exc:
-        return _changes_unknown(args, exc)
-    except parallel.WorkerError as exc:  # a file not checked: the run must not pass, as for a C006
-        print(f"citations: error: {exc} while checking files (-j {args.jobs}): the check is incomplete", file=sys.stderr)
+        run = CheckRun(request)
+        _resume_collector()  # start-up is over (see _pause_collector)
+        outcome = run.check()
+    except RunError as exc:
+        print(f"citations: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    finally:
-        progress.close()
-    report = report_of(tasks, results)
-    if request is not None and not selecting and not any(d.code == INTERNAL_ERROR for d in report.diagnostics):
-        request.record(tasks, results)
-    engine.save_cache()
+    for notice in outcome.notices:
+        print(f"citations: {notice}", file=sys.stderr)
     if args.fix:
         from pytest_citations.run.fix import summary
 
-        sys.stderr.write(summary(fixed, args.refresh_verified))
-    caches = [e.cache for e in (engine, *engine.nested_engines) if e.caching and e.cache is not None]
-    return _report(args, engine, report, hits=sum(cache.hits for cache in caches))
+        sys.stderr.write(summary(outcome.fixed, args.refresh_verified))
+    return _report(args, request, outcome)
 
 
-def _changes_unknown(args: argparse.Namespace, exc: Exception) -> int:
-    """Say that git could not list the changes ``--since`` or ``--staged`` asked for; the usage
-    error's status."""
-    option = f"--since {args.since}" if args.since else "--staged"
-    print(f"citations: error: {option}: {exc}", file=sys.stderr)
-    return EXIT_USAGE
+def check_request(args: argparse.Namespace) -> CheckRequest:
+    """The run that ``citations check``'s arguments ask for."""
+    from pytest_citations.run.checking import CheckRequest
+
+    def paths(option: list[Path] | None) -> tuple[Path, ...] | None:
+        return None if option is None else tuple(option)
+
+    return CheckRequest(
+        paths=tuple(args.paths), config_file=args.config, baseline_file=args.baseline,
+        select=args.select, ignore=args.ignore, force_exclude=args.force_exclude,
+        use_cache=not args.no_cache, cache_dir=args.cache_dir, since=args.since,
+        staged=paths(args.staged), affected_by=paths(args.affected_by), shard=args.shard,
+        jobs=args.jobs, fix=args.fix, refresh_verified=args.refresh_verified,
+    )
 
 
-def _report(args: argparse.Namespace, engine: Engine, report, hits: int) -> int:
-    """Show the report as asked; the exit status."""
+def _report(args: argparse.Namespace, request: CheckRequest, outcome: CheckOutcome) -> int:
+    """Show the outcome as asked; the exit status."""
     from pytest_citations.core import baseline as baseline_module
     from pytest_citations.frontends.reporters import render, statistics
 
-    selecting = _selecting(args)
+    engine, report, hits, selecting = outcome.engine, outcome.report, outcome.cache_hits, request.selecting
     if args.verbose:
         files = len(report.files)
         print(f"citations: {files} file{'s' if files != 1 else ''} checked, {hits} from the cache", file=sys.stderr)
@@ -349,96 +289,6 @@ def _report(args: argparse.Namespace, engine: Engine, report, hits: int) -> int:
     if report.errors and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
-
-
-def cache_folder(option: Path | None, engine: Engine) -> Path:
-    """--cache-dir, else $CITATIONS_CACHE_DIR, else the cache-dir setting below the root. Symlinks
-    are left in the path: the cache refuses one that lies in the checkout (cache.confined_folder)."""
-    chosen = option or os.environ.get("CITATIONS_CACHE_DIR")
-    return Path(os.path.abspath(chosen)) if chosen else engine.config.root / engine.config.cache_dir
-
-
-def _fixer(fixed: dict, refresh: bool):
-    """A check_file for --fix that fixes as it checks (and, with ``refresh``, records verification),
-    keeping the :class:`~pytest_citations.run.fix.FixResult` of each written file by its shown path."""
-    from pytest_citations.run.fix import FileChangedError, fix_file
-
-    def fix_and_check(owner, rel, kinds):
-        try:
-            result = fix_file(owner, rel, kinds, refresh)
-        except FileChangedError as exc:
-            print(f"citations: {exc}", file=sys.stderr)
-            return owner.check_file(rel, kinds)
-        if result.written:
-            fixed[owner.display_prefix + rel] = result
-        return result.diagnostics
-
-    return fix_and_check
-
-
-def _selecting(args: argparse.Namespace) -> bool:
-    """Whether the run checks only what changes affect (``--since``, ``--staged``, ``--affected-by``)."""
-    return bool(args.since or args.affected_by) or args.staged is not None
-
-
-def _changes(args: argparse.Namespace):
-    """The changes ``--since``, ``--staged`` or ``--affected-by`` name (:class:`selection.Changes`):
-    the changed paths of each root, relative to it (git is asked once per root), with the files
-    named on the command line, and for ``--since`` and ``--staged`` the text a changed path had
-    at the merge base or at HEAD. Git is asked only about the checkout's own repository: every file
-    of a root that lies in a repository nested in it counts as changed."""
-    from pytest_citations.core import git_history, sources
-    from pytest_citations.run import selection
-
-    found: dict[Path, git_history.Changes] = {}
-    named = [Path(os.path.abspath(p)) for p in args.affected_by or args.staged or ()]
-    asks_git = bool(args.since) or args.staged is not None
-
-    def listed(engine: Engine) -> git_history.Changes:
-        root = engine.config.root
-        if root not in found:
-            found[root] = (git_history.changes_since(root, args.since) if args.since
-                           else git_history.staged_changes(root))
-        return found[root]
-
-    def changed_for(engine: Engine) -> set[str]:
-        paths = {rel for rel in map(engine.relative, named) if rel is not None}
-        if not asks_git:
-            return paths
-        changes = listed(engine)
-        if not changes.unlisted:
-            return changes.paths | paths
-        # a root inside a repository nested in the checkout, whose changes git is not asked for:
-        # its settings count as changed, so every file of it is checked
-        if engine.settings_rel() is None:
-            raise git_history.ChangesError(changes.unlisted)
-        return paths | {engine.settings_rel()}
-
-    def earlier(engine: Engine, rels: list[str]) -> dict[str, str | None]:
-        texts = {}
-        for rel, data in git_history.files_at(engine.config.root, listed(engine).base, rels).items():
-            try:
-                texts[rel] = None if data is None else sources.decode_text(data)
-            except sources.SourceError:  # not UTF-8 then: left out, as git cannot tell of it
-                continue
-        return texts
-
-    return selection.Changes(changed_for, earlier if asks_git else None)
-
-
-def _affected_tasks(tasks, changes, jobs: int, progress) -> tuple[list, dict]:
-    """The tasks a change affects, and the diagnostics of those that had to be checked to learn
-    what they read (kept only when they turned out to read a changed path, or crashed)."""
-    from pytest_citations.run import parallel, selection
-
-    certain, unknown = selection.affected(tasks, changes)
-    learned = parallel.check(unknown, jobs, progress.advance)
-    known = {
-        task: found for task, found in zip(unknown, learned, strict=True)
-        if selection.learned_affected(task, changes) or any(d.code == INTERNAL_ERROR for d in found)
-    }
-    chosen = set(certain) | set(known)
-    return [task for task in tasks if task in chosen], known
 
 
 def _write(path: Path, text: str) -> bool:

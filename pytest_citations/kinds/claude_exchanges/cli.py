@@ -92,13 +92,13 @@ def run(args: argparse.Namespace) -> int:
 
 def _import(args: argparse.Namespace) -> int:
     from pytest_citations.engine import Engine
-    from pytest_citations.frontends.cli import _start_folder
+    from pytest_citations.run.checking import start_folder
     from pytest_citations.run import fix
 
     for what, path in (("exchange", args.exchange), ("brief", args.brief)):
         if not path.is_file():
             raise UsageError(f"no such {what} file: {path}")
-    engine = Engine.load(_start_folder([args.exchange, args.brief]), args.config)
+    engine = Engine.load(start_folder([args.exchange, args.brief]), args.config)
     root, max_size = engine.config.root, engine.config.max_file_size
     rels = {}
     for what, path in (("exchange", args.exchange), ("brief", args.brief), ("registry", args.registry)):

@@ -1,0 +1,260 @@
+"""The run layer: a front end says what to check (a :class:`CheckRequest`) and gets a
+:class:`CheckOutcome` back. Everything between lives here: the settings and the engine, the
+result cache and the record of the last run, change selection (``--since``, ``--staged``,
+``--affected-by``), shards, parallel workers and fixing. A front end only parses its arguments
+and renders the outcome; a request it cannot carry out is a :class:`RunError` with the message to
+show.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pytest_citations.core.diagnostics import Diagnostic
+    from pytest_citations.engine import Engine, Report, Task
+    from pytest_citations.run.progress import Progress
+    from pytest_citations.run.selection import Changes
+
+INTERNAL_ERROR = "C006"
+
+
+class RunError(Exception):
+    """A request that cannot be carried out (a usage error): the message says why."""
+
+
+@dataclass(frozen=True)
+class CheckRequest:
+    """What to check, and how. ``paths`` empty means the current folder."""
+
+    paths: tuple[Path, ...] = ()
+    config_file: Path | None = None
+    baseline_file: Path | None = None
+    select: tuple[str, ...] | None = None
+    ignore: tuple[str, ...] | None = None
+    force_exclude: bool = False
+    use_cache: bool = True
+    cache_dir: Path | None = None
+    since: str | None = None
+    staged: tuple[Path, ...] | None = None
+    affected_by: tuple[Path, ...] | None = None
+    shard: tuple[int, int] | None = None
+    jobs: int = 1
+    fix: bool = False
+    refresh_verified: bool = False
+
+    @property
+    def selecting(self) -> bool:
+        """Whether the run checks only what changes affect (``since``, ``staged``, ``affected_by``)."""
+        return bool(self.since or self.affected_by) or self.staged is not None
+
+    @property
+    def checked_paths(self) -> list[Path]:
+        return list(self.paths) or [Path.cwd()]
+
+
+@dataclass
+class CheckOutcome:
+    """What a run found: the report, the engine that made it (its settings and rules, for rendering),
+    how many files the cache answered, the files ``fix`` wrote (shown path -> ``FixResult``) and
+    notices for the person running it."""
+
+    engine: Engine
+    report: Report
+    cache_hits: int
+    fixed: dict[str, Any] = field(default_factory=dict)
+    notices: list[str] = field(default_factory=list)
+
+
+def start_folder(paths: list[Path]) -> Path:
+    """The folder whose settings apply to ``paths``: the deepest folder holding all of them."""
+    if not paths:
+        return Path.cwd()
+    folders = [os.path.abspath(p if p.is_dir() else p.parent) for p in paths]
+    return Path(os.path.commonpath(folders))
+
+
+def cache_folder(option: Path | None, engine: Engine) -> Path:
+    """The given cache folder, else $CITATIONS_CACHE_DIR, else the cache-dir setting below the root.
+    Symlinks are left in the path: the cache refuses one that lies in the checkout
+    (:func:`pytest_citations.run.cache.confined_folder`)."""
+    chosen = option or os.environ.get("CITATIONS_CACHE_DIR")
+    return Path(os.path.abspath(chosen)) if chosen else engine.config.root / engine.config.cache_dir
+
+
+class CheckRun:
+    """One check of a request. Building it reads the settings and loads the engine (start-up);
+    :meth:`check` does the work."""
+
+    def __init__(self, request: CheckRequest) -> None:
+        from pytest_citations.core import baseline as baseline_module
+        from pytest_citations.engine import Engine
+
+        self.request = request
+        paths = request.checked_paths
+        missing = [p for p in paths if not p.exists() and not p.is_symlink()]
+        if missing:
+            raise RunError(f"no such file or folder: {missing[0]}")
+        baseline = baseline_module.load(request.baseline_file) if request.baseline_file else None
+        self.engine = engine = Engine.load(start_folder(paths), request.config_file, baseline=baseline)
+        for option, codes in (("--select", request.select), ("--ignore", request.ignore)):
+            unknown = [code for code in codes or () if not any(item.code.startswith(code) for item in engine.registry)]
+            if unknown:
+                raise RunError(f"{option}: no rule code starts with {unknown[0]!r}; `citations rules` lists them")
+        engine.override(select=request.select, ignore=request.ignore)
+        if request.use_cache and not request.fix:
+            engine.enable_cache(cache_folder(request.cache_dir, engine))
+        elif request.selecting:
+            engine.enable_cache(None)  # what each file reads must be learned, even if not kept
+
+    def check(self) -> CheckOutcome:
+        from pytest_citations.core import git_history
+
+        try:
+            return self._check()
+        except git_history.ChangesError as exc:
+            option = f"--since {self.request.since}" if self.request.since else "--staged"
+            raise RunError(f"{option}: {exc}") from None
+
+    def _check(self) -> CheckOutcome:
+        from pytest_citations.engine import report_of
+        from pytest_citations.run import parallel
+        from pytest_citations.run.progress import Progress
+
+        request, engine = self.request, self.engine
+        paths = request.checked_paths
+        record = None
+        changes = _changes(request) if request.selecting else None
+        if engine.cache_folder is not None and not request.fix:
+            from pytest_citations.run.replay import Request
+
+            record = Request(engine, paths, request.force_exclude, request.shard, request.baseline_file)
+            replayed = record.replayed(changes)
+            if replayed is not None:
+                report, kept = replayed
+                return CheckOutcome(engine, report, kept)
+        fixed: dict[str, Any] = {}
+        notices: list[str] = []
+        progress = Progress()
+        if not request.fix:  # a fix goes one file after another
+            parallel.claim_in_workers(engine, request.jobs)
+        try:
+            tasks, results = self._run_tasks(changes, progress, _fixer(fixed, notices, request.refresh_verified) if request.fix else None)
+        except parallel.WorkerError as exc:  # a file not checked: the run must not pass, as for a C006
+            raise RunError(f"{exc} while checking files (-j {request.jobs}): the check is incomplete") from None
+        finally:
+            progress.close()
+        report = report_of(tasks, results)
+        if record is not None and not request.selecting and not any(d.code == INTERNAL_ERROR for d in report.diagnostics):
+            record.record(tasks, results)
+        engine.save_cache()
+        caches = [e.cache for e in (engine, *engine.nested_engines) if e.caching and e.cache is not None]
+        return CheckOutcome(engine, report, sum(cache.hits for cache in caches), fixed, notices)
+
+    def _run_tasks(
+        self, changes: Changes | None, progress: Progress, fix_and_check: Callable | None
+    ) -> tuple[list[Task], list[list[Diagnostic]]]:
+        """The tasks of the request (its shard, what its changes affect) and the diagnostics of each."""
+        from pytest_citations.engine import run_task
+        from pytest_citations.run import parallel
+
+        request = self.request
+        tasks = self.engine.plan(request.checked_paths, request.force_exclude)
+        if request.shard:
+            from pytest_citations.run.selection import shard_of
+
+            tasks = shard_of(tasks, request.shard)
+        known: dict[Task, list[Diagnostic]] = {}
+        if changes is not None:
+            tasks, known = _affected_tasks(tasks, changes, request.jobs, progress)
+        if fix_and_check is not None:  # one file after another: a fix may change what the next file reads
+            fix_and_check = progress.wrap(fix_and_check)
+            return tasks, [run_task(task, fix_and_check) for task in tasks]
+        if known:
+            todo = [task for task in tasks if task not in known]
+            checked = dict(zip(todo, parallel.check(todo, request.jobs, progress.advance), strict=True))
+            return tasks, [known[task] if task in known else checked[task] for task in tasks]
+        return tasks, parallel.check(tasks, request.jobs, progress.advance)
+
+
+def _fixer(fixed: dict[str, Any], notices: list[str], refresh: bool) -> Callable:
+    """A check_file for ``fix`` that fixes as it checks (and, with ``refresh``, records verification),
+    keeping the :class:`~pytest_citations.run.fix.FixResult` of each written file by its shown path
+    in ``fixed``; a file that changed while it was fixed is checked as it is, and said in ``notices``."""
+    from pytest_citations.run.fix import FileChangedError, fix_file
+
+    def fix_and_check(owner, rel, kinds):
+        try:
+            result = fix_file(owner, rel, kinds, refresh)
+        except FileChangedError as exc:
+            notices.append(str(exc))
+            return owner.check_file(rel, kinds)
+        if result.written:
+            fixed[owner.display_prefix + rel] = result
+        return result.diagnostics
+
+    return fix_and_check
+
+
+def _changes(request: CheckRequest) -> Changes:
+    """The changes the request names (:class:`selection.Changes`): the changed paths of each root,
+    relative to it (git is asked once per root), with the files named in ``staged`` or
+    ``affected_by``, and for ``since`` and ``staged`` the text a changed path had at the merge base
+    or at HEAD. Git is asked only about the checkout's own repository: every file of a root that
+    lies in a repository nested in it counts as changed."""
+    from pytest_citations.core import git_history, sources
+    from pytest_citations.run import selection
+
+    found: dict[Path, git_history.Changes] = {}
+    named = [Path(os.path.abspath(p)) for p in request.affected_by or request.staged or ()]
+    asks_git = bool(request.since) or request.staged is not None
+
+    def listed(engine: Engine) -> git_history.Changes:
+        root = engine.config.root
+        if root not in found:
+            found[root] = (git_history.changes_since(root, request.since) if request.since
+                           else git_history.staged_changes(root))
+        return found[root]
+
+    def changed_for(engine: Engine) -> set[str]:
+        paths = {rel for rel in map(engine.relative, named) if rel is not None}
+        if not asks_git:
+            return paths
+        changes = listed(engine)
+        if not changes.unlisted:
+            return changes.paths | paths
+        # a root inside a repository nested in the checkout, whose changes git is not asked for:
+        # its settings count as changed, so every file of it is checked
+        if engine.settings_rel() is None:
+            raise git_history.ChangesError(changes.unlisted)
+        return paths | {engine.settings_rel()}
+
+    def earlier(engine: Engine, rels: list[str]) -> dict[str, str | None]:
+        texts = {}
+        for rel, data in git_history.files_at(engine.config.root, listed(engine).base, rels).items():
+            try:
+                texts[rel] = None if data is None else sources.decode_text(data)
+            except sources.SourceError:  # not UTF-8 then: left out, as git cannot tell of it
+                continue
+        return texts
+
+    return selection.Changes(changed_for, earlier if asks_git else None)
+
+
+def _affected_tasks(tasks, changes, jobs: int, progress) -> tuple[list, dict]:
+    """The tasks a change affects, and the diagnostics of those that had to be checked to learn
+    what they read (kept only when they turned out to read a changed path, or crashed)."""
+    from pytest_citations.run import parallel, selection
+
+    certain, unknown = selection.affected(tasks, changes)
+    learned = parallel.check(unknown, jobs, progress.advance)
+    known = {
+        task: found for task, found in zip(unknown, learned, strict=True)
+        if selection.learned_affected(task, changes) or any(d.code == INTERNAL_ERROR for d in found)
+    }
+    chosen = set(certain) | set(known)
+    return [task for task in tasks if task in chosen], known
