@@ -17,7 +17,7 @@ from pytest_citations.core.config import Config, has_settings, load_config
 from pytest_citations.core.diagnostics import Diagnostic, clipped, sorted_diagnostics, window_bounds
 from pytest_citations.core.suppressions import INTERNAL_ERROR
 from pytest_citations.hookspecs import plugin_manager
-from pytest_citations.kinds import Reported
+from pytest_citations.kinds import Kind, Reported
 from pytest_citations.rules import Finding, Rule, RuleRegistry
 from pytest_citations.run import dependencies
 
@@ -35,7 +35,7 @@ _INCLUDED, _SNIFFED, _CONTENT_DECIDES = 0, 1, 2
 class FileContext:
     """One artifact file being checked: where it is, its kind's settings, and its text."""
 
-    def __init__(self, engine: Engine, rel: str, kind: Any, source: sources.Source | None = None):
+    def __init__(self, engine: Engine, rel: str, kind: Kind, source: sources.Source | None = None):
         self.engine = engine
         self.root = engine.config.root
         self.rel = rel

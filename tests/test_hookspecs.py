@@ -37,6 +37,15 @@ def test_entry_point_adds_a_kind_and_its_rules(installed_plugin):
     assert registry.get("X901").name == "uncited-todo"
 
 
+def test_every_kind_keeps_the_kind_contract(installed_plugin):
+    """The built-in kinds and a third-party one all satisfy the typed contract the engine relies on."""
+    from pytest_citations.kinds import Kind
+
+    kinds, _ = load_plugins(plugin_manager())
+    assert "notes" in {kind.name for kind in kinds}
+    assert [kind.name for kind in kinds if not isinstance(kind, Kind)] == []
+
+
 def test_plugin_rule_reports_and_suppressions_apply(installed_plugin, repo):
     (repo / "a.notes.md").write_text(
         "Batteries got cheaper. TODO-CITE\n"
