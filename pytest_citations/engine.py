@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pytest_citations.core import baseline as baseline_module
 from pytest_citations.core import globs, sources, suppressions
 from pytest_citations.core.config import Config, has_settings, load_config
+from pytest_citations.core.decisions import Decisions
 from pytest_citations.core.diagnostics import Diagnostic, clipped, sorted_diagnostics, window_bounds
 from pytest_citations.core.suppressions import INTERNAL_ERROR
 from pytest_citations.hookspecs import plugin_manager
@@ -113,9 +113,8 @@ class Engine:
         self.config = config
         self.kinds = kinds
         self.registry = registry
-        self.baseline = baseline
+        self.decisions = Decisions(config, baseline)  # what is shown
         self.display_prefix = display_prefix
-        self.overrides: dict[str, tuple[str, ...]] = {}  # select/ignore from the command line
         self.caching = False  # whether results are cached (see enable_cache)
         self.cache_folder: Path | None = None  # where; None: in memory, for this run only
         self._cache: ResultCache | None = None
@@ -140,10 +139,7 @@ class Engine:
 
     def override(self, select: tuple[str, ...] | None = None, ignore: tuple[str, ...] | None = None) -> None:
         """Replace the settings' select/ignore here and in every nested root checked from here."""
-        for name, codes in (("select", select), ("ignore", ignore)):
-            if codes is not None:
-                self.overrides[name] = codes
-                setattr(self.config, name, codes)
+        self.decisions.override(select, ignore)
 
     def _nested(self, rel: str) -> Engine:
         nested = self.engine_below(rel)
@@ -153,9 +149,9 @@ class Engine:
     def engine_below(self, rel: str) -> Engine:
         """The engine of the root with settings of its own at folder ``rel``, set up as this one."""
         folder = self.config.root / rel
-        nested = Engine(load_config(folder, self.kinds, self.registry), self.kinds, self.registry, self.baseline,
-                        f"{self.display_prefix}{rel}/")
-        nested.override(**self.overrides)
+        nested = Engine(load_config(folder, self.kinds, self.registry), self.kinds, self.registry,
+                        self.decisions.baseline, f"{self.display_prefix}{rel}/")
+        nested.override(**self.decisions.overrides)
         nested.caching, nested.cache_folder = self.caching, self.cache_folder
         nested.nested_engines = self.nested_engines
         nested.claim_ahead = self.claim_ahead
@@ -548,9 +544,7 @@ class Engine:
                     cache.store(rel, names, recorded, self.index_digest, found)
         if self.display_prefix:
             found = [dataclasses.replace(d, path=self.display_prefix + d.path) for d in found]
-        if self.baseline is not None:
-            found = baseline_module.subtract(found, self.baseline)
-        return found
+        return self.decisions.after_baseline(found)
 
     def _check_file(self, rel: str, kinds: tuple, source: sources.Source | None) -> list[Diagnostic]:
         """The file's diagnostics from each of its kinds, after suppressions and per-file
@@ -567,12 +561,11 @@ class Engine:
             source = ctx.source  # read once, whichever kind read it first
         # Two Markdown kinds of one file read the same comments: each directive counts once.
         directives = list({(d.line, d.col, d.action, d.codes): d for ctx, _ in runs for d in ctx.directives}.values())
-        ignored = tuple(c for pattern, codes in self.config.per_file_ignores.items() if globs.matches(rel, [pattern]) for c in codes)
-        suppressed = _suppressor(directives)
+        shown = self.decisions.shown_in_file(rel, directives)
         found = _Bounded(KEPT_PER_CODE)
         for _, run in runs:
             for diagnostic in run:
-                if not suppressed(diagnostic) and (diagnostic.code == INTERNAL_ERROR or not diagnostic.code.startswith(ignored)):
+                if shown(diagnostic):
                     found.add(diagnostic)
         for directive, code in suppressions.unused(directives):
             message = f"suppression of {code} is unused: " + (
@@ -580,7 +573,7 @@ class Engine:
                 f"no {code} diagnostic on this " + ("file" if directive.action == "disable-file" else "line")
             )
             unused = self._diagnostic("C007", Finding(message, directive.line, directive.col), rel, source)
-            if unused and not unused.code.startswith(ignored):
+            if unused and not unused.code.startswith(self.decisions.ignored_in(rel)):
                 found.add(unused)
         return found.diagnostics(self._not_kept)
 
@@ -601,7 +594,7 @@ class Engine:
         found = self._enabled.get(key)
         if found is None:
             found = self._enabled[key] = [
-                r for r in self.registry.for_kind(kind.name, "record") if self.config.rule_enabled(r.code)
+                r for r in self.registry.for_kind(kind.name, "record") if self.decisions.selects(r.code)
             ]
         return found
 
@@ -658,15 +651,9 @@ class Engine:
         item = self.registry.get(code)
         if item is None:
             raise LookupError(f"no rule is registered under {code}")
-        if not self.config.rule_enabled(code) and not self._kept_whatever_settings_say(code):
+        if not self.decisions.reports(code):
             return None
         return self._make(item, finding, path, source)
-
-    def _kept_whatever_settings_say(self, code: str) -> bool:
-        """Whether ``code`` is reported even though the selection leaves it out: an internal error
-        (a file not fully checked) is, unless ``--ignore`` on the command line names it; settings
-        come with the checkout (docs/configuration.md, "What can never be silenced")."""
-        return code == INTERNAL_ERROR and INTERNAL_ERROR not in self.overrides.get("ignore", ())
 
     @staticmethod
     def _make(item: Rule, finding: Finding, path: str, source: sources.Source | None = None) -> Diagnostic:
@@ -787,24 +774,6 @@ def _line_window(source: sources.Source, line: int, col: int) -> tuple[str, int]
     window = source.text[begin + start : begin + stop]
     return (window.rstrip("\r\n") if begin + stop == end else window), start
 
-
-def _suppressor(directives: list[suppressions.Directive]) -> Callable[[Diagnostic], bool]:
-    """Whether a diagnostic is suppressed, as :func:`suppressions.apply` decides (by the first
-    directive that covers it, which it marks used), in time that does not grow with the number of
-    directives: of those that could cover it, only the first for its line or the whole file and
-    each prefix of its code is asked (a file may hold thousands of each)."""
-    first: dict[tuple[int | None, str], tuple[int, suppressions.Directive]] = {}
-    for order, directive in enumerate(directives):
-        line = directive.line + 1 if directive.action == "disable-next-line" else None
-        for prefix in directive.codes:
-            first.setdefault((line, prefix), (order, directive))
-
-    def suppressed(diagnostic: Diagnostic) -> bool:
-        prefixes = [diagnostic.code[:length] for length in range(1, len(diagnostic.code) + 1)]
-        found = [first[key] for key in ((line, p) for line in (diagnostic.line, None) for p in prefixes) if key in first]
-        return bool(found) and bool(suppressions.apply([diagnostic], [min(found, key=lambda item: item[0])[1]])[1])
-
-    return suppressed
 
 
 class _Bounded:

@@ -25,9 +25,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pytest_citations.core.decisions import _suppressor
 from pytest_citations.core.diagnostics import CONTEXT_REACH, MESSAGE_LIMIT, Diagnostic, Severity, clipped, quoted
 from pytest_citations.core.suppressions import Directive, apply
-from pytest_citations.engine import KEPT_PER_CODE, Engine, _suppressor
+from pytest_citations.engine import KEPT_PER_CODE, Engine
 from pytest_citations.frontends.cli import main
 from pytest_citations.frontends.reporters import FORMATS, render
 from pytest_citations.frontends.reporters._common import source_lines
