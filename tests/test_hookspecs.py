@@ -117,3 +117,35 @@ def test_an_internal_error_makes_the_cli_exit_2(installed_plugin, repo, capsys):
     assert main(["check", str(repo)]) == 2
     assert main(["check", str(repo), "--exit-zero"]) == 2
     assert "C006 internal error in rule X902" in capsys.readouterr().out
+
+
+def test_a_plugin_rule_of_a_built_in_kind_runs_on_every_unit(repo):
+    """The url-citations kind answers for its own rules in one call per record (``quick_pass``);
+    a record rule another package adds to that kind must still see every record."""
+    import json
+
+    from pytest_citations.hookspecs import hookimpl
+    from pytest_citations.rules import Finding, rule
+    from url_records import valid_record
+
+    @rule("X950", "every-record", kind="url-citations")
+    def every_record(record, ctx):
+        """Reports every record."""
+        yield Finding("seen", record.line)
+
+    class Plugin:
+        @hookimpl
+        def citations_rules(self):
+            return [every_record]
+
+    manager = plugin_manager(load_entry_points=False)
+    manager.register(Plugin())
+    run = repo / "run" / "citations"
+    run.mkdir(parents=True)
+    (repo / "run" / "wave-1").mkdir()
+    (repo / "run" / "wave-1" / "p1.md").write_text("notes\n")
+    records = [valid_record("https://example.org/a"), valid_record("https://example.org/b")]
+    (run / "citations.jsonl").write_text("".join(json.dumps(record) + "\n" for record in records))
+    engine = Engine.load(repo, manager=manager)
+    found = [(d.code, d.line) for d in engine.check([repo]).diagnostics]
+    assert found == [("X950", 1), ("X950", 2)]

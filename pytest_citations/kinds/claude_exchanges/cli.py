@@ -92,8 +92,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _import(args: argparse.Namespace) -> int:
     from pytest_citations.engine import Engine
-    from pytest_citations.run.checking import start_folder
     from pytest_citations.run import fix
+    from pytest_citations.run.checking import start_folder
 
     for what, path in (("exchange", args.exchange), ("brief", args.brief)):
         if not path.is_file():

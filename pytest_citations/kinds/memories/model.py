@@ -227,6 +227,44 @@ def verdicts(memory: Memory, ctx) -> list[Verdict | None]:
     return memory.memo["verdicts"]
 
 
+@dataclass(frozen=True)
+class Stamps:
+    """What ``--fix --refresh-verified`` writes into a memory's front matter, ``text[start:end]``."""
+
+    start: int
+    end: int
+    citations: tuple[int, ...]  # indexes of the citations to stamp ``verified``
+    confidence: float | None  # the new confidence, None when the stored one is right
+
+
+def verification_stamps(engine, rel: str, original_text: str, text: str) -> Stamps | None:
+    """What verification established in the memory ``text`` (``original_text`` before the text
+    fixes), to be recorded: each citation that verifies and has no ``verified`` stamp, or whose
+    ``line`` the fix moved, and the confidence (valid / total) when it changed. None when nothing
+    changes, or when the memory cannot take stamps (no front matter, a parse problem, no
+    citations, a citation whose fields have the wrong types)."""
+    memory = read_memory(rel, text)
+    front = memory.front_matter
+    if front is None or front.root is None or front.problems or not memory.citations:
+        return None
+    if not all(citation.checkable for citation in memory.citations):
+        return None
+    before = {c.index: c.line for c in read_memory(rel, original_text).citations}
+    read, locate = engine_reader(engine), engine_locator(engine)
+    verdicts = [verify_citation(engine.config.root, citation, read, locate) for citation in memory.citations]
+    to_stamp = tuple(
+        citation.index
+        for citation, verdict in zip(memory.citations, verdicts, strict=True)
+        if verdict.valid and (citation.verified is None or before.get(citation.index) != citation.line)
+    )
+    confidence = round(sum(v.valid for v in verdicts) / len(verdicts), 2)
+    stored = memory.confidence
+    confidence_changes = not isinstance(stored, (int, float)) or isinstance(stored, bool) or abs(stored - confidence) > 1e-9
+    if not to_stamp and not confidence_changes:
+        return None
+    return Stamps(front.start, front.end, to_stamp, confidence if confidence_changes else None)
+
+
 # -- the run-wide index: ids and links of every memory ------------------------------------------------
 
 
@@ -410,10 +448,14 @@ class Memories:
 
     def refresh(self, engine, rel: str, original_text: str, text: str) -> str | None:
         """After ``--fix --refresh-verified`` (never a plain ``--fix``): stamp what verification
-        established (see memory_refresh)."""
-        from pytest_citations.kinds.memories.refresh import refresh
+        established (:func:`verification_stamps`), as :mod:`~pytest_citations.kinds.memories.refresh`
+        writes it (imported only then: it needs ruamel.yaml)."""
+        stamps = verification_stamps(engine, rel, original_text, text)
+        if stamps is None:
+            return None
+        from pytest_citations.kinds.memories.refresh import stamp_front_matter
 
-        return refresh(engine, rel, original_text, text)
+        return stamp_front_matter(text, stamps.start, stamps.end, stamps.citations, stamps.confidence)
 
     def units(self, ctx) -> Iterator[Memory | Reported]:
         text = ctx.full_text()

@@ -11,7 +11,7 @@ from pytest_citations.core import sources
 from pytest_citations.core.diagnostics import Edit, Fix, quoted
 from pytest_citations.core.jsonlines import loads, type_name
 from pytest_citations.core.timestamps import parse_iso_8601
-from pytest_citations.kinds.url_citations.model import Record
+from pytest_citations.kinds.url_citations.record import Record
 from pytest_citations.kinds.url_citations.urls import (
     NotAbsoluteURL,
     cid_digest,
@@ -910,6 +910,9 @@ def duplicate_cid(record: Record, ctx):
     return (record.finding(f"cid {cid} already appears on line {first_line}: merge the records", "cid", fix),)
 
 
+_ANSWERED_HERE = frozenset(f"U{number}" for number in range(102, 114))  # the rules record_passes answers for
+
+
 def record_passes(record: Record, contexts: dict[str, Any]) -> bool:
     """Whether none of the rules in ``contexts`` (code -> its RuleContext) reports anything for
     ``record``, in one pass over the record instead of one call per rule.
@@ -926,9 +929,10 @@ def record_passes(record: Record, contexts: dict[str, Any]) -> bool:
     artifacts = contexts.get("U111") or contexts.get("U112")
     profile = any_context.kind_options["url-profile"]
     record.passes = _passes_checks(record, profile, waves.options["allowed-waves"] if waves else None, artifacts)
-    if not record.passes:
+    if not record.passes or not _ANSWERED_HERE.issuperset(contexts):  # another package's rule runs itself
         return False
     return "U113" not in contexts or _first_appearance(record, contexts["U113"])
+
 
 
 def _passes_checks(record: Record, profile: str, allowed_waves, artifacts) -> bool:

@@ -13,12 +13,10 @@ import hashlib
 import re
 from functools import lru_cache
 
+from pytest_citations.kinds.url_citations.errors import NotAbsoluteURL
+
 PROFILES = ("spec", "whatwg")
 _DEFAULT_PORTS = {"http": "80", "https": "443"}
-
-
-class NotAbsoluteURL(ValueError):
-    """The URL has no scheme or no host, so it cannot be normalized."""
 
 
 def cid_for(normalized_url: str) -> str:

@@ -45,7 +45,7 @@ import re
 import unicodedata
 from urllib.parse import quote, quote_plus, unquote_to_bytes
 
-from pytest_citations.kinds.url_citations.urls import NotAbsoluteURL
+from pytest_citations.kinds.url_citations.errors import NotAbsoluteURL
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
