@@ -18,7 +18,7 @@ from conftest import PROJECT
 from pytest_citations.engine import Engine
 from pytest_citations.frontends.cli import main
 from pytest_citations.kinds.briefs import model as briefs
-from pytest_citations.kinds.briefs.quality_rules import _QREGISTRY, _brief, _cite, _refs, _sidecar
+from pytest_citations.kinds.briefs.rule_docs import _QREGISTRY, _brief, _cite, _refs, _sidecar
 
 OPTIONS = {"claim-sections": briefs.CLAIM_SECTIONS, "references-heading": "References"}
 REFERENCE = '[1] Federal Reserve. "FOMC Statement". Feb 10, 2026. https://www.federalreserve.gov/a.htm'

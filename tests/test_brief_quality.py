@@ -14,17 +14,9 @@ import brief_quality_fixture
 from conftest import PROJECT
 from pytest_citations.engine import Engine
 from pytest_citations.frontends.cli import main
-from pytest_citations.kinds.briefs.quality_rules import (
-    _QREGISTRY,
-    _brief,
-    _cite,
-    _pack,
-    _refs,
-    _sidecar,
-    escaped,
-    numeric_parts,
-    topics,
-)
+from pytest_citations.kinds.briefs.claims import numeric_parts, topics
+from pytest_citations.kinds.briefs.grounding_rules import escaped
+from pytest_citations.kinds.briefs.rule_docs import _QREGISTRY, _brief, _cite, _pack, _refs, _sidecar
 
 REPO = PROJECT / "fixtures" / "brief-quality-repo"
 QUALITY = {f"B3{n}" for n in range(20, 36)}

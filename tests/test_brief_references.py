@@ -9,7 +9,8 @@ import pytest
 
 from pytest_citations.engine import Engine
 from pytest_citations.kinds.briefs import model as briefs
-from pytest_citations.kinds.briefs.quality_rules import _QREGISTRY, _cite, _sidecar, numeric_parts
+from pytest_citations.kinds.briefs.claims import numeric_parts
+from pytest_citations.kinds.briefs.rule_docs import _QREGISTRY, _cite, _sidecar
 
 OPTIONS = {"claim-sections": briefs.CLAIM_SECTIONS, "references-heading": "References"}
 FORM = '`[N] Publisher. "Title". Published <date>. <URL>`'

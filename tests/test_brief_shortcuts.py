@@ -16,9 +16,12 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from conftest import PROJECT, TESTS
+from pytest_citations.kinds.briefs import citation_rules as brief_rules
+from pytest_citations.kinds.briefs import citations as brief_citations
+from pytest_citations.kinds.briefs import claim_rules as brief_quality
 from pytest_citations.kinds.briefs import model as briefs
-from pytest_citations.kinds.briefs import quality_rules as brief_quality
-from pytest_citations.kinds.briefs import rules as brief_rules
+from pytest_citations.kinds.briefs import pack_rules, resolution
+from pytest_citations.kinds.briefs.headings import headings
 
 ATX_LINE = re.compile(r" {0,3}#{1,6}[ \t]+(?P<text>.+?)[ \t#]*", re.S)
 SETEXT_TEXT = re.compile(r" {0,3}(?![-+*][ \t]|[0-9]{1,9}[.)][ \t]|>)[^ \t].*", re.S)
@@ -44,7 +47,7 @@ def plain_headings(text: str) -> list[tuple[str, int]]:
 
 def assert_headings_read_the_same(text: str) -> None:
     expected = plain_headings(text)
-    assert [(title, line) for title, line, _ in briefs.headings(text)] == expected
+    assert [(title, line) for title, line, _ in headings(text)] == expected
     assert briefs.heading_titles(text) == {title for title, _ in expected}
 
 
@@ -143,7 +146,7 @@ def test_the_score_formula_is_added_as_before(weights, parts, score):
     brief = briefs.Brief("b.md", {}, [], None, [], [], pack={"pack_id": "p", "chunks": [chunk]})
     context = SimpleNamespace(options={"weights": weights, "tolerance": 0.005})
     expected = reference_expected_score(weights, [float(p) for p in parts])
-    found = list(brief_quality.pack_score_mismatch.check(brief, context))
+    found = list(pack_rules.pack_score_mismatch.check(brief, context))
     assert bool(found) == (abs(float(score) - expected) > 0.005)
     if found:
         assert f"the formula gives {expected:.4f} (" in found[0].message
@@ -232,7 +235,7 @@ def test_chunk_texts_held_in_memory_are_what_each_query_gives(tmp_path, schema, 
     assert (held[0] is not None) == (schema == "the project's")
     for keys, found in zip(CHUNK_KEYS, held, strict=True):
         if found is not None:
-            assert found == briefs._query_each(alone, briefs._CHUNK_TEXT, keys)
+            assert found == resolution._query_each(alone, resolution._CHUNK_TEXT, keys)
     assert held[3] is None  # a key that is no string is queried
 
 
@@ -263,9 +266,9 @@ def test_sidecar_names_are_pathlibs(rel):
         stem = str(PurePosixPath(rel).with_suffix(".citations.json"))
     except ValueError as exc:
         with pytest.raises(ValueError, match=re.escape(str(exc))):
-            briefs.sidecar_candidates(rel)
+            resolution.sidecar_candidates(rel)
         return
-    assert briefs.sidecar_candidates(rel) == [stem, f"{rel}.citations.json"]
+    assert resolution.sidecar_candidates(rel) == [stem, f"{rel}.citations.json"]
 
 
 def reference_is_file_inside(root: Path, rel: str) -> bool:
@@ -311,7 +314,7 @@ def test_a_sidecar_is_found_where_resolving_it_finds_it(tmp_path):
         "a\0b",
     ]
     for rel in rels:
-        assert briefs._is_file_inside(root, rel) == reference_is_file_inside(root, rel), rel
+        assert resolution._is_file_inside(root, rel) == reference_is_file_inside(root, rel), rel
 
 
 FIELD_VALUES = st.one_of(
@@ -474,8 +477,8 @@ def reference_tier_of(brief: briefs.Brief, item: dict):
     source = (
         brief.registry.sources.get(source_id) if brief.registry is not None and isinstance(source_id, str) else None
     )
-    tier = brief_quality._int(source.credibility_tier) if source is not None else None
-    return tier if tier is not None else brief_quality._int(item.get("credibility_tier"))
+    tier = brief_citations._int(source.credibility_tier) if source is not None else None
+    return tier if tier is not None else brief_citations._int(item.get("credibility_tier"))
 
 
 TIERS = st.one_of(st.integers(0, 5), st.booleans(), st.none(), st.sampled_from(["1", 1.0]))

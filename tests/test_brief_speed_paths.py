@@ -15,8 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import PROJECT, TESTS
+from pytest_citations.kinds.briefs import claims as brief_quality
 from pytest_citations.kinds.briefs import model as briefs
-from pytest_citations.kinds.briefs import quality_rules as brief_quality
+from pytest_citations.kinds.briefs import plain_reader, resolution
 
 _MARKER_TEXT = re.compile(r"\[([0-9]{1,9})\]")
 OPTIONS = {"claim-sections": briefs.CLAIM_SECTIONS, "references-heading": "References"}
@@ -313,9 +314,9 @@ def test_store_columns_as_sqlite_compares_them(tmp_path):
     assert store.columns("synthesis_bullets") == {"synthesis_id", "section", "bullet_index", "tags"}
     assert store.columns("upper") == {"id", "näme"}  # SQLite folds ASCII letters only
     assert store.columns("no_such_table") == set()
-    assert briefs.store_bullet_tags(store, "b.md") == {("prevailing", 0): ["macro_data"]}
+    assert resolution.store_bullet_tags(store, "b.md") == {("prevailing", 0): ["macro_data"]}
     store.connection.execute("ALTER TABLE synthesis_bullets RENAME COLUMN tags TO labels")
-    assert briefs.store_bullet_tags(evidence_store.Store("s.sqlite", store.connection), "b.md") is None
+    assert resolution.store_bullet_tags(evidence_store.Store("s.sqlite", store.connection), "b.md") is None
 
 
 def test_cached_timestamps_and_hosts_are_the_plain_answers():
@@ -390,7 +391,7 @@ def test_chunk_text_read_at_once_is_read_alone(tmp_path, text_column):
     brief = briefs.Brief("b.md", {}, [], None, [], [], citations=citations, store=store)
     alone = briefs.Brief("b.md", {}, [], None, [], [], citations={}, store=store)
     for chunk_id in [*(c["chunk_id"] for c in citations.values()), "c2", "missing"]:
-        assert outcome(briefs.chunk_text, brief, chunk_id, "d1") == outcome(briefs.chunk_text, alone, chunk_id, "d1")
+        assert outcome(resolution.chunk_text, brief, chunk_id, "d1") == outcome(resolution.chunk_text, alone, chunk_id, "d1")
     assert len(brief.memo["quoted_chunk_rows"]) == 40
 
 
@@ -402,7 +403,7 @@ def test_a_store_without_the_column_fails_alone_as_it_did(tmp_path):
     connection = sqlite3.connect(":memory:")
     connection.execute("CREATE TABLE chunks (id TEXT, body TEXT)")
     store = evidence_store.Store("s", connection)
-    assert briefs._query_each(store, briefs._CHUNK_TEXT, ["a", "b"]) == {"a": None, "b": None}
+    assert resolution._query_each(store, resolution._CHUNK_TEXT, ["a", "b"]) == {"a": None, "b": None}
     store.preload(["d"], ["a"])  # nothing cached: chunk_document raises as it always did
     with pytest.raises(sqlite3.OperationalError):
         store.chunk_document("a")
@@ -594,7 +595,7 @@ def test_a_long_plain_brief_reads_in_linear_time_and_the_same():
 def test_the_trimmed_characters_are_markdown_its():
     from markdown_it.common.utils import MD_TRIM_CHARS
 
-    assert briefs.MARKDOWN_TRIM == MD_TRIM_CHARS
+    assert plain_reader.MARKDOWN_TRIM == MD_TRIM_CHARS
 
 
 @settings(max_examples=200, deadline=None)

@@ -18,7 +18,8 @@ from pytest_citations.engine import SNIFF_BYTES, Engine
 from pytest_citations.frontends.cli import main
 from pytest_citations.kinds.briefs import model as briefs
 from pytest_citations.kinds.briefs import source_registry as registry
-from pytest_citations.kinds.briefs.quality_rules import _QREGISTRY, _brief, _cite, _pack, _refs, _sidecar
+from pytest_citations.kinds.briefs.headings import headings
+from pytest_citations.kinds.briefs.rule_docs import _QREGISTRY, _brief, _cite, _pack, _refs, _sidecar
 
 BRIEF_REPO = PROJECT / "fixtures" / "brief-repo"
 OPTIONS = {"claim-sections": briefs.CLAIM_SECTIONS, "references-heading": "References"}
@@ -627,7 +628,7 @@ def test_numbering_of_many_entries_is_checked_fast():
 def test_a_headings_level_is_its_number_of_hashes_or_its_underline(path):
     text = path.read_bytes().decode("utf-8", "replace")
     lines = [*text.split("\n"), ""]
-    for _, line, level in briefs.headings(text):
+    for _, line, level in headings(text):
         atx = lines[line - 1].lstrip(" ").startswith(("#" * level + " ", "#" * level + "\t"))
         assert atx or lines[line].strip(" \t")[:1] == ("=" if level == 1 else "-")
 

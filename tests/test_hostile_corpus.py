@@ -315,7 +315,7 @@ def test_any_bytes_in_any_kind_is_diagnostics_never_a_crash(tmp_path, data, rel)
 
 
 def test_settings_regexes_are_bounded_in_time():
-    from pytest_citations.kinds.briefs import quality_rules as brief_quality
+    from pytest_citations.kinds.briefs import claims as brief_quality
 
     start = time.perf_counter()
     claim = "a" * 40 + "!"

@@ -91,7 +91,8 @@ def _brief_and_diagnostics(engine, rel: str, source=None):
 
 def _not_a_brief(engine, rel: str, source) -> str:
     """Why ``rel`` is not validated: what its content lacks, and how to claim it as a brief anyway."""
-    from pytest_citations.kinds.briefs.model import KIND, not_a_brief_because
+    from pytest_citations.kinds.briefs.model import KIND
+    from pytest_citations.kinds.briefs.recognition import not_a_brief_because
 
     options = engine.config.kinds[KIND.name].options
     because = not_a_brief_because(source.text, options["claim-sections"], options["references-heading"])
@@ -197,7 +198,7 @@ def _strip_paywalled_quotes(engine, brief) -> bool:
     import json
 
     from pytest_citations.core import sources
-    from pytest_citations.kinds.briefs.quality_rules import FULL_TEXT_FIELDS, paywalled_full_text_fields
+    from pytest_citations.kinds.briefs.grounding_rules import FULL_TEXT_FIELDS, paywalled_full_text_fields
     from pytest_citations.run import fix as fix_module
 
     names = engine.config.rule_options.get("B324", {}).get("fields", FULL_TEXT_FIELDS)

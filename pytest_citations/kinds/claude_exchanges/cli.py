@@ -388,7 +388,7 @@ def _sidecar(engine, brief_rel: str) -> tuple[str, sources.Source | None, dict[s
     """The sidecar's path, its source when it exists, and its data (``{"citations": {}}`` when new)."""
     from pytest_citations.core import jsonlines
     from pytest_citations.core.diagnostics import quoted
-    from pytest_citations.kinds.briefs.model import sidecar_candidates
+    from pytest_citations.kinds.briefs.resolution import sidecar_candidates
 
     root = engine.config.root
     for candidate in sidecar_candidates(brief_rel):

@@ -1,0 +1,302 @@
+'''Quality rules on what a claim bullet states against what it cites (brief-citation-contract.md
+§3.1 and §6): a numeric or time claim needs a credible or corroborated source (B320), a policy
+claim the Tier 1 source of the pack (B321), an uncertainty marker the tiers it admits (B333) and a
+confidence label the corroboration it states (B334). docs/brief-quality.md explains each decision.'''
+
+from __future__ import annotations
+
+import functools
+from collections import Counter
+
+from pytest_citations.core.diagnostics import quoted
+from pytest_citations.kinds.briefs.citations import bullet_citations, cites_tier_in, publisher_of, source_of, tier_of
+from pytest_citations.kinds.briefs.claims import (
+    MACRO_PATTERNS,
+    NAMES,
+    POLICY_PATTERNS,
+    _may_have_label,
+    _may_hold,
+    _patterns,
+    all_compile,
+    claim_text,
+    numeric_parts,
+    topics,
+)
+from pytest_citations.kinds.briefs.model import Brief, Bullet
+from pytest_citations.kinds.briefs.rule_docs import _cite, _doc, _example, _pack
+from pytest_citations.rules import Finding, Option, rule
+
+KIND = "briefs"
+INSUFFICIENT_CREDIBLE = "[Insufficient credible evidence for this claim]"
+CITE_OFFICIAL = "[Cite official source directly for policy claims]"
+
+
+def _cites_calendar(brief: Brief, cited: list[tuple[int, dict]], tag: str) -> bool:
+    """Whether a registry source of any of ``cited`` carries the calendar ``tag``."""
+    sources = [source_of(brief, c.get("source_id")) for _, c in cited]
+    return any(s is not None and tag in s.tags for s in sources)
+
+
+def _describe(brief: Brief, cited: list[tuple[int, dict]]) -> str:
+    parts = []
+    for number, citation in cited:
+        tier = tier_of(brief, citation)
+        parts.append(f"[{number}] {citation.get('source_id')} (Tier {tier if tier is not None else '?'})")
+    return ", ".join(parts)
+
+
+def _bullet_at(bullet: Bullet, message: str) -> Finding:
+    return Finding(message, bullet.line, bullet.col)
+
+
+# -- §3.1 numeric/time claims ---------------------------------------------------------------------------------
+
+
+@rule(
+    "B320", "numeric-claim-uncorroborated", kind=KIND,
+    options={
+        "credible-tiers": Option(list, [1, 2], "tiers that alone support a numeric/time claim", items=int),
+        "min-independent": Option(int, 2, "independent sources (distinct publishers) that support it otherwise"),
+        "calendar-tag": Option(str, "event_calendar", "registry tag of official calendars: What to Watch bullets citing one are exempt"),
+        "non-numeric-names": Option(list, NAMES, "regexes of names whose digits state no number (S&P 500, G7, Section 230, "
+                                    "the 2nd Circuit, the 10-year Treasury)", items=str),
+    },
+)
+@_doc(
+    "Reports a claim bullet stating a number, a percentage, a quarter (`Q4`), a month-day date or a\n"
+    "year whose citations include no Tier 1-2 source and fewer than two independent sources (distinct\n"
+    "publishers). Spec §3.1. `may`, `March` alone and `Q&A` are not numbers; nor are the digits of\n"
+    "names (setting `non-numeric-names`): indexes and groups (`S&P 500`, `G7`), statutes, rules and forms\n"
+    "(`Section 230`, `§ 512`, `Rule 10b-5`, `Form 10-K`), ordinals naming a court or an amendment (`the 2nd\n"
+    "Circuit`, `the 1st Amendment`) and instruments' tenors (`the 10-year Treasury`, `the 2-year note`); a\n"
+    "figure beside them still is (`the 10-year yield rose to 4.5%`). Only the claim's words count: a\n"
+    "link's text does, its destination and title do not, nor an image, an autolink or bare URL, a\n"
+    "reference label, an HTML tag or comment, or a code span. A What to Watch bullet citing a\n"
+    "registry source tagged `event_calendar` (setting `calendar-tag`) states a scheduled date and is\n"
+    "exempt.",
+    "A figure from a single low-tier source is the claim most likely to be wrong and most likely to\n"
+    "be repeated; the contract asks for a credible source or corroboration.",
+    _example("- Markets fell 2% yesterday. [1]", [_cite(1, "market_blog")]),
+    _example("- Markets fell 2% yesterday. [1][2]\n- Stocks may fall in March. [3]",
+             [_cite(1, "market_blog"), _cite(2, "reuters"), _cite(3, "market_blog")]),
+    f"Cite a Tier 1-2 source or a second independent source, or replace the bullet with\n"
+    f"`{INSUFFICIENT_CREDIBLE}` (what `citations brief validate --fix` does).",
+)
+def numeric_claim_uncorroborated(brief: Brief, ctx):
+    options = ctx.options
+    names_compile = all_compile(tuple(options["non-numeric-names"]))
+    for bullet in brief.bullets:
+        cited = bullet_citations(brief, bullet)
+        if bullet.abstain or not cited:
+            continue  # uncited bullets are B301's and B307's
+        if not names_compile:
+            numeric_parts(bullet.claim, options["non-numeric-names"])  # raises where it always did
+        if bullet.section == "watch" and _cites_calendar(brief, cited, options["calendar-tag"]):
+            continue
+        if cites_tier_in(brief, cited, options["credible-tiers"]):
+            continue
+        publishers = {publisher_of(brief, c).casefold() for _, c in cited}
+        if len(publishers) >= options["min-independent"]:
+            continue
+        parts = numeric_parts(bullet.claim, options["non-numeric-names"])  # last: the costliest test
+        if not parts:
+            continue
+        kind, shown = parts[0]
+        tiers = "-".join(str(t) for t in sorted(options["credible-tiers"]))
+        yield _bullet_at(
+            bullet,
+            f"numeric/time claim ({kind} {quoted(shown)}) needs a Tier {tiers} citation or {options['min-independent']} "
+            f"independent sources; it cites {_describe(brief, cited)}: {INSUFFICIENT_CREDIBLE}",
+        )
+
+
+# -- §3.1 policy claims -----------------------------------------------------------------------------------------
+
+
+def bullet_topics(brief: Brief, bullet: Bullet, options: dict) -> tuple[dict[str, str], str]:
+    """Topic tags of a bullet and where they came from: §8's mapping, else the keyword classifier."""
+    if brief.bullet_tags is not None and (bullet.section, bullet.index) in brief.bullet_tags:
+        tags = brief.bullet_tags[(bullet.section, bullet.index)]
+        return {t: "" for t in tags}, "mapping"
+    return topics(bullet.claim, options["policy-patterns"], options["macro-patterns"]), "keywords"
+
+
+def _tier_1_pack_sources(brief: Brief, pack_chunks: list[dict], tags: list[str], match_topic: bool) -> list:
+    """The source ids of the pack's Tier 1 chunks (sharing a tag when ``match_topic``), in order."""
+    available = []
+    for chunk in pack_chunks:
+        if tier_of(brief, chunk) != 1:
+            continue
+        source = source_of(brief, chunk.get("source_id"))
+        if match_topic and source is not None and source.tags and not set(tags) & set(source.tags):
+            continue
+        if chunk.get("source_id") not in available:
+            available.append(chunk.get("source_id"))
+    return available
+
+
+@rule(
+    "B321", "policy-claim-without-tier-1", kind=KIND,
+    options={
+        "policy-tags": Option(list, ["policy_centralbank", "macro_data"], "topic tags that make a claim a policy claim", items=str),
+        "policy-patterns": Option(list, POLICY_PATTERNS, "regexes that tag a claim policy_centralbank", items=str),
+        "macro-patterns": Option(list, MACRO_PATTERNS, "regexes that tag a claim macro_data", items=str),
+        "match-topic": Option(bool, True, "only a pack Tier 1 source sharing the claim's topic tag counts as available"),
+    },
+)
+@_doc(
+    "Reports a claim bullet about central-bank policy or official macro releases (`policy_centralbank`,\n"
+    "`macro_data`) that cites no Tier 1 source while the evidence pack holds one (spec §3.1). The\n"
+    "bullet's tags come from §8's bullet mapping (sidecar `bullets`, or a `tags` column of the store's\n"
+    "`synthesis_bullets`) when it has them, else from a keyword classifier: `Fed` (not `fed up`),\n"
+    "`Federal Reserve`, `FOMC`, `central bank`, `ECB`, `interest rates`... are policy; `GDP`, `CPI`,\n"
+    "`payrolls`... are macro data (settings `policy-patterns`, `macro-patterns`), in the claim's words\n"
+    "as B320 reads them (not in link destinations, titles or HTML). With `match-topic`\n"
+    "(the default) only a pack Tier 1 source whose registry tags share the claim's tag counts.",
+    "Secondary reporting of an official decision can misstate it; when the official statement was\n"
+    "retrieved, the brief must cite it directly.",
+    _example("- The Fed held rates steady. [1]", [_cite(1, "reuters")],
+             evidence_pack=_pack([("fed_press_releases", 1), ("reuters", 1)])),
+    _example("- The Fed held rates steady. [1][2]\n- Fed up investors sold bonds. [1]",
+             [_cite(1, "reuters"), _cite(2, "fed_press_releases")],
+             evidence_pack=_pack([("fed_press_releases", 1), ("reuters", 1)])),
+    f"Cite the Tier 1 source of the pack, or replace the bullet with `{CITE_OFFICIAL}`\n"
+    "(what `citations brief validate --fix` does).",
+)
+def policy_claim_without_tier_1(brief: Brief, ctx):
+    if not brief.pack:
+        return
+    options = ctx.options
+    patterns_compile = all_compile((*options["policy-patterns"], *options["macro-patterns"]))
+    pack_chunks = [c for c in brief.pack.get("chunks") or () if isinstance(c, dict)]
+    available_by_tags: dict[tuple[str, ...], list] = {}  # the same for every bullet with the same tags
+    for bullet in brief.bullets:
+        cited = bullet_citations(brief, bullet)
+        if bullet.abstain or not cited:
+            continue
+        if not patterns_compile:
+            bullet_topics(brief, bullet, options)  # raises where it always did, if it does
+        if cites_tier_in(brief, cited, (1,)):
+            continue
+        found, origin = bullet_topics(brief, bullet, options)
+        tags = [t for t in options["policy-tags"] if t in found]
+        if not tags:
+            continue
+        if tuple(tags) not in available_by_tags:
+            available_by_tags[tuple(tags)] = _tier_1_pack_sources(brief, pack_chunks, tags, options["match-topic"])
+        available = available_by_tags[tuple(tags)]
+        if not available:
+            continue
+        why = ", ".join(f"{t} ({quoted(found[t])})" if found[t] else t for t in tags)
+        yield _bullet_at(
+            bullet,
+            f"policy claim [{why}, from the {origin}] cites no Tier 1 source while the evidence pack holds "
+            f"{', '.join(map(str, available))} (Tier 1): {CITE_OFFICIAL}",
+        )
+
+
+# -- §6 uncertainty markers and confidence labels ---------------------------------------------------------------
+
+UNCERTAINTY_MARKERS = [
+    "According to limited available reports => 3, 4",
+    "Some sources suggest => 2, 3, 4",
+    "Early indications from => 2, 3, 4",
+]
+
+
+@functools.lru_cache(maxsize=16)
+def _markers(items: tuple[str, ...]) -> list[tuple[str, str, set[int], list[str]]]:
+    """(phrase, its casefolded form, admitted tiers, the casefolded form's words) of each
+    "phrase => tiers" setting; read once."""
+    found = []
+    for item in items:
+        phrase, _, tiers = item.partition("=>")
+        phrase = phrase.strip()
+        folded = phrase.casefold()
+        found.append((phrase, folded, {int(t) for t in tiers.replace(",", " ").split() if t.isdigit()}, folded.split()))
+    return found
+
+
+@rule(
+    "B333", "uncertainty-marker-overstates", kind=KIND,
+    options={"markers": Option(list, UNCERTAINTY_MARKERS, "\"phrase => tiers\": the tiers a marker admits", items=str)},
+)
+@_doc(
+    "Reports a bullet with one of §6's uncertainty markers that cites a source the marker does not\n"
+    "admit: \"According to limited available reports\" admits Tier 3-4 sources only; \"Some sources\n"
+    "suggest\" (\"official confirmation is pending\") and \"Early indications from\" admit no Tier 1 source\n"
+    "(setting `markers`: `\"phrase => tiers\"`, matched case-insensitively anywhere in the claim's words,\n"
+    "as B320 reads them).",
+    "A hedge in front of an official statement misreports the evidence as weaker than it is; the\n"
+    "hedge and the citations must tell the same story.",
+    _example("- According to limited available reports, the Fed will pause. [1]", [_cite(1, "fed_press_releases")]),
+    _example("- According to limited available reports, the Fed will pause. [1]", [_cite(1, "market_blog")]),
+    "Drop the marker when the claim has the stronger sources, or cite what the marker says.",
+)
+def uncertainty_marker_overstates(brief: Brief, ctx):
+    markers = _markers(tuple(ctx.options["markers"]))
+    for bullet in brief.bullets:
+        raw_folded = bullet.text.casefold()
+        held = [marker for marker in markers if marker[0] and _may_hold(raw_folded, marker[3])]
+        if not held:
+            continue  # no phrase can be in the bullet: its claim text is not needed
+        text = " ".join(claim_text(bullet.claim).split()).casefold()
+        for phrase, folded, tiers, _ in held:
+            if folded in text:
+                wrong = [(n, c) for n, c in bullet_citations(brief, bullet) if tier_of(brief, c) not in tiers]
+                if wrong:
+                    admitted = ", ".join(str(t) for t in sorted(tiers))
+                    yield _bullet_at(bullet, f"uncertainty marker {quoted(phrase)} admits Tier {admitted} sources; "
+                                             f"the bullet cites {_describe(brief, wrong)}")
+                break
+
+
+def confidence_level(brief: Brief, cited: list[tuple[int, dict]], options: dict) -> tuple[str, dict[int, int]]:
+    """The level the corroboration supports, and independent publishers counted by their best tier."""
+    best: dict[str, int] = {}
+    for _, citation in cited:
+        tier = tier_of(brief, citation)
+        publisher = publisher_of(brief, citation).casefold()
+        if tier is not None:
+            best[publisher] = min(tier, best.get(publisher, tier))
+    by_tier = Counter(best.values())
+    for level in ("high", "medium"):
+        strong = sum(n for t, n in by_tier.items() if t <= options[f"{level}-max-tier"])
+        if strong >= options[f"{level}-min-sources"]:
+            return level.upper(), dict(by_tier)
+    return "LOW", dict(by_tier)
+
+
+@rule(
+    "B334", "confidence-label-mismatch", kind=KIND,
+    options={
+        "high-min-sources": Option(int, 3, "independent sources a HIGH CONFIDENCE bullet needs"),
+        "high-max-tier": Option(int, 2, "the lowest tier that counts towards HIGH"),
+        "medium-min-sources": Option(int, 2, "independent sources a MEDIUM CONFIDENCE bullet needs"),
+        "medium-max-tier": Option(int, 2, "the lowest tier that counts towards MEDIUM"),
+    },
+)
+@_doc(
+    "Reports a bullet labelled `[HIGH CONFIDENCE]`, `[MEDIUM CONFIDENCE]` or `[LOW CONFIDENCE]` (§6)\n"
+    "whose corroboration supports another level. HIGH needs 3 independent sources (distinct\n"
+    "publishers) of Tier 1-2; MEDIUM needs 2; anything less is LOW (settings `high-min-sources`,\n"
+    "`high-max-tier`, `medium-min-sources`, `medium-max-tier`). An understated label is reported too.",
+    "A confidence label is a claim about the evidence; one the citations do not bear out misleads the\n"
+    "reader more than no label.",
+    _example("- [HIGH CONFIDENCE] The Fed will cut rates. [1]", [_cite(1, "zerohedge")]),
+    _example("- [LOW CONFIDENCE] The Fed will cut rates. [1]", [_cite(1, "zerohedge")]),
+    "Label the bullet with the level its citations support, or add corroboration.",
+)
+def confidence_label_mismatch(brief: Brief, ctx):
+    for bullet in brief.bullets:
+        if not _may_have_label(bullet.text):
+            continue
+        label = _patterns().confidence.match(bullet.claim)
+        cited = bullet_citations(brief, bullet)
+        if not label or not cited:
+            continue
+        level, by_tier = confidence_level(brief, cited, ctx.options)
+        if level != label.group(1):
+            counted = ", ".join(f"{n} Tier {t}" for t, n in sorted(by_tier.items())) or "no source of known tier"
+            yield _bullet_at(bullet, f"[{label.group(1)} CONFIDENCE] but the citations ({counted}, by publisher) "
+                                     f"support {level}")

@@ -1,0 +1,116 @@
+"""Whether a Markdown file is a brief, by what it holds (the kind's sniff and claim): §3.2's
+abstaining report, or a References heading and two claim-section headings (:mod:`headings`)
+over what a brief holds besides (:func:`holds_brief_evidence`). A file longer than the engine's
+sniff window is read whole when its start opens a brief (:func:`opens_a_brief`)."""
+
+from __future__ import annotations
+
+import re
+
+from pytest_citations.kinds.briefs.headings import heading_key, heading_titles, headings
+
+ABSTAIN_PREFIXES = [
+    "Insufficient evidence",
+    "Insufficient credible evidence",
+    "Data not yet available",
+    "Conflicting reports",
+    "No official statement found",
+    "Cite official source directly",
+]
+ABSTAIN_STATUS = "Synthesis Status: Insufficient Evidence"
+ABSTAIN_SECTIONS = ["Available Evidence Summary", "Why Insufficient"]
+
+
+# What a brief holds besides its headings, and ordinary writing under the same headings does not
+# (spec §3, §6, §7.2): a References entry line (``[N] ...``, as :data:`model._ENTRY_START` reads
+# one), a ``[N]`` marker on a list item's line or on an indented line (a list item's next line), or
+# an abstain marker. Searched with a newline put in front of the text, as
+# :data:`headings._ATX_HEADING` is.
+_EVIDENCE = re.compile(
+    r"\n[ \t]*(?:[-*+][ \t]+)?\[[0-9]{1,9}\][ \t]"
+    r"|\n(?:[ \t]|(?:>[ \t]*)*(?:[-*+]|[0-9]{1,9}[.)])[ \t])[^\n]*\[[0-9]{1,9}\]"
+    r"|\[[ \t]*(?i:" + "|".join(re.escape(prefix) for prefix in ABSTAIN_PREFIXES) + ")"
+)
+
+
+def holds_brief_evidence(text: str) -> bool:
+    """Whether ``text`` holds a References entry, a marker in a list item or an abstain marker
+    (:data:`_EVIDENCE`): a brief always holds one, even when none of its bullets is cited."""
+    return _EVIDENCE.search("\n" + text) is not None
+
+
+def looks_like_brief(text: str, claim_sections: list[str], references: str) -> bool:
+    return _is_brief(heading_titles(text), claim_sections, references, text)
+
+
+# A word of each default claim-section heading, with no letter another character casefolds to
+# (no ``s``, ``k``, ``st``, ``ff``, ``fi``...): what :func:`may_be_brief` looks for.
+_CLAIM_WORDS = ("prevailing", "counterargument", "minority", "watch")
+
+
+def may_be_brief(head: str) -> bool:
+    """False for most heads :func:`looks_like_brief` rejects with the default headings, at a tenth
+    of its cost (every Markdown file no kind claims by path is sniffed). A brief has a heading that
+    compares as ``synthesis status: insufficient evidence``, or one that compares as
+    ``references`` and two claim-section headings. The only characters that casefold to the
+    letters of ``referenc``, ``evidence``, ``cient`` (of "insufficient") or :data:`_CLAIM_WORDS`
+    are those ASCII letters in either case (``ſ`` and the Kelvin sign give ``s`` and ``k``,
+    ligatures and ``ß`` give pairs none of these words holds), and :func:`heading_key` removes no
+    character between two letters, so the head holds these words in ASCII, in some case."""
+    lowered = head.lower()
+    if "evidence" in lowered and "cient" in lowered:
+        return True
+    return "referenc" in lowered and sum(word in lowered for word in _CLAIM_WORDS) >= 2
+
+
+def _is_brief(titles: set[str], claim_sections: list[str], references: str, text: str) -> bool:
+    """Whether a file of these heading ``titles`` and ``text`` is a brief: §3.2's abstaining
+    report, or a synthesis with a References heading, two claim-section headings (one when only
+    one is configured) and :func:`holds_brief_evidence`."""
+    claims = sum(1 for name in claim_sections if heading_key(name) in titles)
+    if heading_key(ABSTAIN_STATUS) in titles and claims == 0:
+        return True  # §3.2's abstaining report: B335 checks its sections
+    return heading_key(references) in titles and claims >= min(2, len(claim_sections)) and holds_brief_evidence(text)
+
+
+def not_a_brief_because(text: str, claim_sections: list[str], references: str) -> str:
+    """What ``text`` lacks to be a brief by its content (:func:`_is_brief`), for a person to read."""
+    titles = heading_titles(text)
+    claims = [name for name in claim_sections if heading_key(name) in titles]
+    lacking = []
+    if heading_key(references) not in titles:
+        lacking.append(f"a {references} heading")
+    if len(claims) < min(2, len(claim_sections)):
+        found = f" (it has {', '.join(claims)})" if claims else ""
+        lacking.append(f"two of the claim-section headings {', '.join(claim_sections)}{found}")
+    if not holds_brief_evidence(text):
+        lacking.append("a [N] marker in a list item, a [N] References entry or an abstain marker")
+    return "it lacks " + "; ".join(lacking)
+
+
+def _fills_window(head: str) -> bool:
+    """Whether ``head`` may be only the start of its file: it fills the engine's sniff window
+    (``SNIFF_BYTES`` of UTF-8, its last character perhaps cut and replaced by U+FFFD). A character
+    takes at most four bytes, so a head of under a quarter of the window is never encoded."""
+    from pytest_citations.engine import SNIFF_BYTES
+
+    if len(head) >= SNIFF_BYTES:
+        return True
+    return len(head) * 4 >= SNIFF_BYTES - 3 and len(head.encode("utf-8", "surrogatepass")) >= SNIFF_BYTES - 3
+
+
+def opens_a_brief(head: str, claim_sections: list[str]) -> bool:
+    """Whether the start of a file holds what the start of a brief always holds, however long
+    the brief: claim-section headings. A brief's References heading comes last and may lie past
+    any window, but its first claim section starts near the top: the head holds two claim-section
+    headings, or one whose section runs on to the end of the head (a deeper heading stays inside
+    it). Ordinary Markdown names such a heading rarely, and then goes on to other sections."""
+    claims = {heading_key(name) for name in claim_sections}
+    found = headings(head)
+    opened = [index for index, (title, _, _) in enumerate(found) if title in claims]
+    if not opened:
+        return False
+    if len({found[index][0] for index in opened}) >= 2:
+        return True
+    level = found[opened[0]][2]
+    return all(depth > level for _, _, depth in found[opened[0] + 1 :])
