@@ -37,6 +37,8 @@ def _settings(tmp_path, text):
         ("[tool.citations.rules.U104]\nx = 1\n", "rules.U104: unknown option 'x'; known: none"),
         ("[tool.citations.rules.U110]\nallowed-waves = ['1']\n", "rules.U110.allowed-waves: expected a list of int"),
         ("[tool.citations.rules.U110]\nallowed-waves = [true]\n", "rules.U110.allowed-waves: expected a list of int"),
+        # an option whose items may be of two types names both
+        ("[tool.citations.rules.B331]\nweights = ['a', 'b', 'c']\n", "rules.B331.weights: expected a list of int or float"),
     ],
 )
 def test_bad_settings_are_clear_errors(tmp_path, capsys, text, message):

@@ -91,16 +91,21 @@ def _silencing(codes: tuple[str, ...], where: str) -> tuple[str, ...]:
     return codes
 
 
+def _type_names(types: type | tuple[type, ...]) -> str:
+    """``int``, or ``int or float`` for a tuple of types."""
+    return " or ".join(kind.__name__ for kind in (types if isinstance(types, tuple) else (types,)))
+
+
 def _option_value(option, value: Any, where: str) -> Any:
     expected = option.type
     if isinstance(value, bool) and bool not in (expected if isinstance(expected, tuple) else (expected,)):
-        raise _fail(where, f"expected {getattr(expected, '__name__', expected)}, got a boolean")
+        raise _fail(where, f"expected {_type_names(expected)}, got a boolean")
     if not isinstance(value, expected):
-        raise _fail(where, f"expected {getattr(expected, '__name__', expected)}, got {type(value).__name__}")
+        raise _fail(where, f"expected {_type_names(expected)}, got {type(value).__name__}")
     if option.items is not None and not all(
         isinstance(item, option.items) and not isinstance(item, bool) for item in value
     ):
-        raise _fail(where, f"expected a list of {option.items.__name__}")
+        raise _fail(where, f"expected a list of {_type_names(option.items)}")
     if option.choices is not None and value not in option.choices:
         raise _fail(where, f"expected one of {', '.join(map(str, option.choices))}, got {value!r}")
     return value

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import operator
 import re
+from typing import cast
 
 from pytest_citations.core.diagnostics import Severity, quoted
 from pytest_citations.core.timestamps import parse_iso_8601
 from pytest_citations.kinds.briefs.citations import _at, _objects
-from pytest_citations.kinds.briefs.model import REQUIRED_FIELDS, Brief
+from pytest_citations.kinds.briefs.model import REQUIRED_FIELDS, Brief, Entry
 from pytest_citations.kinds.briefs.resolution import sidecar_candidates
 from pytest_citations.kinds.briefs.rule_docs import (
     _GOOD,
@@ -180,7 +181,8 @@ def invalid_citation_timestamp(brief: Brief, ctx):
 def reference_url_mismatch(brief: Brief, ctx):
     citations = brief.citations or {}
     for number in dict.fromkeys(entry.number for entry in brief.entries):
-        entry, citation = brief.entry(number), citations.get(str(number))
+        entry = cast(Entry, brief.entry(number))  # (the number of an entry has a first entry)
+        citation = citations.get(str(number))
         stored = citation.get("url") if isinstance(citation, dict) else None
         if entry.url is None or not isinstance(stored, str):
             continue  # an entry not in §7.2's form is B305's, a missing object B307's, a missing url B308's

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import cast
 
 EXIT_OK, EXIT_FAILED, EXIT_ERROR = 0, 1, 2
 
@@ -134,8 +135,8 @@ def evaluate(brief, diagnostics, attempt: int = 1) -> dict:
                 reason = "bullet has no citation marker"
             elif not valid:
                 reason = "no citation of the bullet resolves"
-            else:
-                reason = failed[0]
+            else:  # (a bullet with a valid citation is removed only for a failed quality check)
+                reason = cast("tuple[str, str]", failed)[0]
             bullets.append({
                 "section": section.key,
                 "index": bullet.index,

@@ -15,11 +15,16 @@ import sqlite3
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
 from urllib.parse import quote
 
 from pytest_citations.core import jsonlines, sources
 from pytest_citations.run import dependencies
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+_CursorT = TypeVar("_CursorT", bound=sqlite3.Cursor)
 
 TABLES = {
     "sources": ("id", "name", "url", "credibility_tier", "paywall_policy", "tags"),
@@ -391,6 +396,10 @@ class BoundedConnection(sqlite3.Connection):
         self.overran = self.overran or time.monotonic() > self.deadline
         return self.overran
 
+    @overload
+    def cursor(self, factory: None = None) -> _BoundedCursor: ...
+    @overload
+    def cursor(self, factory: Callable[[sqlite3.Connection], _CursorT]) -> _CursorT: ...
     def cursor(self, factory: Any = None) -> sqlite3.Cursor:
         return super().cursor(factory or _BoundedCursor)
 
@@ -422,7 +431,9 @@ class BoundedConnection(sqlite3.Connection):
 class _BoundedCursor(sqlite3.Cursor):
     """A cursor of a :class:`BoundedConnection`: each statement starts its time budget."""
 
-    def execute(self, sql: str, parameters: Any = ()) -> sqlite3.Cursor:
+    connection: BoundedConnection  # (only BoundedConnection.cursor makes one)
+
+    def execute(self, sql: str, parameters: Any = ()) -> _BoundedCursor:
         self.connection.start(STATEMENT_SECONDS)
         return self.connection.guarded(super().execute, sql, parameters)
 
@@ -449,8 +460,12 @@ def _bounded(database: str, rel: str, size: int, uri: bool = False) -> BoundedCo
     connection.rel = rel
     if hasattr(connection, "setlimit"):
         length = max(size, MIN_LIMIT)
-        for limit, value in ((sqlite3.SQLITE_LIMIT_LENGTH, length), (sqlite3.SQLITE_LIMIT_SQL_LENGTH, length),
-                             (sqlite3.SQLITE_LIMIT_ATTACHED, 0)):
+        # (the SQLITE_LIMIT_ constants are Python 3.11's, as setlimit is; mypy checks against 3.10)
+        for limit, value in (
+            (sqlite3.SQLITE_LIMIT_LENGTH, length),  # type: ignore[attr-defined]
+            (sqlite3.SQLITE_LIMIT_SQL_LENGTH, length),  # type: ignore[attr-defined]
+            (sqlite3.SQLITE_LIMIT_ATTACHED, 0),  # type: ignore[attr-defined]
+        ):
             connection.setlimit(limit, value)
     for setting in ("trusted_schema = OFF", "cell_size_check = ON", "mmap_size = 0"):
         connection.execute(f"PRAGMA {setting}")
@@ -574,7 +589,8 @@ class _DumpGuard:
             self.creating = self.creating if _is_schema_table(arg1) else None
             return None
         if action in (sqlite3.SQLITE_CREATE_TABLE, sqlite3.SQLITE_CREATE_INDEX):
-            self.creating = column_key(arg1 if action == sqlite3.SQLITE_CREATE_TABLE else arg2 or "")
+            # (SQLite always names the table of a CREATE TABLE in arg1)
+            self.creating = column_key(cast(str, arg1) if action == sqlite3.SQLITE_CREATE_TABLE else arg2 or "")
             self.indexing = arg1 if action == sqlite3.SQLITE_CREATE_INDEX else None
             return None
         if action == sqlite3.SQLITE_REINDEX and arg1 == self.indexing:  # (a new index is filled so)

@@ -4,10 +4,10 @@ stored text (B322) and inside it (B323), and no full text of a paywalled source 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from pytest_citations.kinds.briefs.citations import _int, _objects, source_of
-from pytest_citations.kinds.briefs.model import Brief
+from pytest_citations.kinds.briefs.model import Brief, Marker
 from pytest_citations.kinds.briefs.resolution import chunk_text
 from pytest_citations.kinds.briefs.rule_docs import _cite, _doc, _example
 from pytest_citations.rules import Finding, Option, rule
@@ -160,7 +160,7 @@ def paywalled_full_text(brief: Brief, ctx):
             continue
         fields = paywalled_full_text_fields(citation, ctx.options["fields"])
         if fields:
-            marker = brief.first_marker(number)
+            marker = cast(Marker, brief.first_marker(number))  # (a cited number has a first marker)
             shown = ", ".join(fields)
             yield Finding(
                 f"citation [{number}]: {shown} carr{'ies' if len(fields) == 1 else 'y'} text of {source.id}, "

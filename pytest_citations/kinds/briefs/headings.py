@@ -108,8 +108,8 @@ def abstain_sections(text: str) -> dict[str, tuple[int, bool]]:
     found = [(title, line, level) for title, line, level, _ in spans]
     heading_lines = {line + below for _, line, _, spanned in spans for below in range(spanned)}  # a setext underline too
     written = [0]  # written[n]: how many of the first n lines hold text that is not a heading
-    for number, line in enumerate(lines, start=1):
-        written.append(written[-1] + (number not in heading_lines and bool(line.strip())))
+    for number, line_text in enumerate(lines, start=1):
+        written.append(written[-1] + (number not in heading_lines and bool(line_text.strip())))
     ends = [len(lines)] * len(found)
     open_sections: list[int] = []  # indexes into found, of ever deeper levels
     for index, (_, line, level) in enumerate(found):

@@ -28,9 +28,9 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from pytest_citations.core import globs, markdown_text
 from pytest_citations.core.suppressions import markdown_directives
@@ -290,7 +290,8 @@ def _code_as_written(source: str) -> str:
     """A code block's lines (``source``) as written, from its first character after the list and
     blockquote markers in front of it: where ``--fix`` finds a bullet that starts with one."""
     lines = source.replace("\r\n", "\n").rstrip("\n")
-    return lines[_CONTAINER_MARKS.match(lines).end() :]
+    markers = cast("re.Match[str]", _CONTAINER_MARKS.match(lines))  # (the pattern matches an empty start too)
+    return lines[markers.end() :]
 
 
 def _block_markers(block, source: str, start: int, line_starts: list[int], env: dict[str, Any],
@@ -365,11 +366,11 @@ def read_brief(rel: str, text: str, options: dict[str, Any]) -> Brief:
             if token.type != "inline":
                 continue
             start, _ = line_span(token.map[0], token.map[1])
-            for offset, line in enumerate(text[start:line_span(token.map[0], token.map[1])[1]].split("\n")):
-                line = line.rstrip("\r")
-                found = _ENTRY_START.match(line)
+            for offset, entry_line in enumerate(text[start:line_span(token.map[0], token.map[1])[1]].split("\n")):
+                entry_line = entry_line.rstrip("\r")
+                found = _ENTRY_START.match(entry_line)
                 if found:
-                    body = line[found.end() :].rstrip(" \t")
+                    body = entry_line[found.end() :].rstrip(" \t")
                     entries.append(
                         Entry(int(found.group("number")), token.map[0] + offset + 1, found.start("number"), body)
                     )
@@ -393,9 +394,10 @@ def read_brief(rel: str, text: str, options: dict[str, Any]) -> Brief:
         item_text = text[item_start:item_end]
         indent = len(item_text) - len(item_text.lstrip())
         line, col = _line_col(line_starts, item_start + indent) if indent else (item.map[0] + 1, 1)
-        held[1] = Bullet(current.key, len(current.bullets), line, col, item_start, item_end, block, markers, False, env,
-                         ((block, True),) if code else ())
-        current.bullets.append(held[1])
+        bullet = Bullet(current.key, len(current.bullets), line, col, item_start, item_end, block, markers, False, env,
+                        ((block, True),) if code else ())
+        held[1] = bullet
+        current.bullets.append(bullet)
     missing = [titles[name] for name in titles if keys[name] not in sections]
     return Brief(rel, sections, missing, references, entries, swallowed)
 
@@ -441,11 +443,11 @@ def _line_col(line_starts: list[int], offset: int) -> tuple[int, int]:
 class Briefs:
     name = "briefs"
     description = "Markdown synthesis briefs whose claim bullets cite stored evidence"
-    include = ()
+    include: tuple[str, ...] = ()
     sniff_include = ("**/*.md",)
     # A README beside the briefs describes them: even where `include` names it, its content decides.
     by_content_only = ("README.md",)
-    options = {
+    options: Mapping[str, Option] = {
         "claim-sections": Option(list, CLAIM_SECTIONS, "the claim-section headings, in §8's order", items=str),
         "references-heading": Option(str, "References", "the heading of the References section"),
         "abstain-prefixes": Option(list, ABSTAIN_PREFIXES, "a bullet that is one bracketed phrase starting so is an abstain marker", items=str),

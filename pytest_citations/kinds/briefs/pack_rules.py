@@ -196,7 +196,7 @@ def pack_size(brief: Brief, ctx):
 )
 def pack_stale_chunk(brief: Brief, ctx):
     view = pack_view(brief)
-    if not view:
+    if not view or not brief.pack:  # (a view is only made of a pack)
         return
     sensitive = brief.pack.get("time_sensitive")
     if not (sensitive if isinstance(sensitive, bool) else ctx.options["time-sensitive"]):
@@ -240,7 +240,9 @@ STAT_KEYS = ("unique_publishers", "tier_1_pct", "tier_2_pct", "tier_3_pct", "tie
 )
 def pack_diversity_stats_mismatch(brief: Brief, ctx):
     view = pack_view(brief)
-    stored = brief.pack.get("diversity_stats") if view else None
+    if not view or not brief.pack:  # (a view is only made of a pack)
+        return
+    stored = brief.pack.get("diversity_stats")
     if not isinstance(stored, dict):
         return
     for key in STAT_KEYS:

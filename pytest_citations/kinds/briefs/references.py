@@ -5,7 +5,7 @@ and its ``[Paywall]`` and ``[Monitor-only source]`` tags, read as generators wri
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from pytest_citations.core.diagnostics import quoted
 
@@ -147,11 +147,11 @@ def _calendar_readings(parts: dict[str, str | None]) -> list[tuple[int, int, int
     """The (year, month, day) a date of :data:`_DATE_FORMS` may mean: a numeric day and month
     (``10/02/2026``) either way round, a month without a day its first; None when its month's
     word names no month."""
-    year = int(parts["year"])
-    if parts.get("first") is not None:
-        first, second = int(parts["first"]), int(parts["second"])
+    year = int(cast(str, parts["year"]))  # every form has a year
+    if parts.get("first") is not None:  # the form with a first number has a second one
+        first, second = int(cast(str, parts["first"])), int(cast(str, parts["second"]))
         return [(year, first, second), (year, second, first)]
-    month = parts["month"]
+    month = cast(str, parts["month"])  # every other form has a month
     number = int(month) if month.isdigit() else _MONTH_NUMBERS.get(month.casefold())
     return None if number is None else [(year, number, int(parts.get("day") or 1))]
 

@@ -124,7 +124,7 @@ def quote_span_on_paywalled_source(brief: Brief, ctx):
 
 
 def _tag_rule(brief: Brief, tag: str, wants) -> list[Finding]:
-    found = []
+    found: list[Finding] = []
     if brief.registry is None:
         return found
     for number, citation, _ in _objects(brief):

@@ -135,17 +135,18 @@ def _misplaced(entries: list) -> set[int]:
         else:
             keys[place], tails[place] = key, index
     kept = set()
-    index = tails[-1] if tails else None
-    while index is not None:
-        kept.add(index)
-        index = then.get(index)
+    link = tails[-1] if tails else None
+    while link is not None:
+        kept.add(link)
+        link = then.get(link)
     return set(range(len(entries))) - kept
 
 
 def _wrong_places(entries: list) -> dict[int, str]:
     """Where each entry would stand wrongly if misplaced: after the highest number before it, when
     that is higher, else before the lowest number after it (in linear time)."""
-    highest_before, lowest_after = [], []
+    highest_before: list[int | None] = []
+    lowest_after: list[int | None] = []
     highest = None
     for entry in entries:
         highest_before.append(highest)
