@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pytest_citations.core import globs, sources, suppressions
 from pytest_citations.core.config import Config, has_settings, load_config
@@ -532,6 +532,7 @@ class Engine:
         ignores and the baseline; from the cache when nothing the last check read has changed
         (never for a ``source`` given in memory, which is what ``--fix`` checks)."""
         cache = self.cache if source is None else None
+        found: list[Diagnostic] | None
         if cache is None:
             found = self._check_file(rel, kinds, source)
         else:
@@ -580,7 +581,7 @@ class Engine:
     def _not_kept(self, count: int, first: Diagnostic) -> Diagnostic:
         """The C009 that stands for ``count`` diagnostics of ``first``'s code that a file does not
         keep, at the first of them and with its severity: it fails the run when they would."""
-        item = self.registry.get("C009")
+        item = cast(Rule, self.registry.get("C009"))  # a core rule: always registered
         many = count != 1
         message = (f"{count} more {first.code} diagnostic{'s' if many else ''} in this file {'are' if many else 'is'} "
                    f"not shown: a file keeps at most {KEPT_PER_CODE} of each code")
@@ -601,7 +602,10 @@ class Engine:
     def _run_rules(self, ctx: FileContext) -> Iterator[Diagnostic]:
         # (rule, its check, its context) per enabled rule; a rule that crashes leaves the list
         running = [
-            (r, r.check, RuleContext(ctx, self.config.rule_options.get(r.code, {}))) for r in self.enabled_rules(ctx.kind)
+            # (a record rule always has a check; only engine rules have none)
+            (r, cast("Callable[..., Iterable[Finding]]", r.check),
+             RuleContext(ctx, self.config.rule_options.get(r.code, {})))
+            for r in self.enabled_rules(ctx.kind)
         ]
         # A kind may tell in one call that none of its running rules reports anything for a unit
         # (``quick_pass(unit, {code: rule context})``); for any other unit the rules run one by one.
@@ -736,7 +740,8 @@ def _walk(top: str) -> Iterator[tuple[str, list[str], list[str]]]:
                 listed = list(entries)
         except OSError:
             continue
-        dirnames, filenames = [], []
+        dirnames: list[str] = []
+        filenames: list[str] = []
         for entry in listed:
             try:
                 is_dir = entry.is_dir()

@@ -17,13 +17,14 @@ hookspec = pluggy.HookspecMarker(PROJECT)
 hookimpl = pluggy.HookimplMarker(PROJECT)
 
 
+# A hook specification's body never runs (pluggy calls the implementations), so it returns nothing.
 @hookspec
-def citations_kinds() -> list:
+def citations_kinds() -> list:  # type: ignore[empty-body]
     """Return kind objects to check (see :mod:`pytest_citations.kinds` for their shape)."""
 
 
 @hookspec
-def citations_rules() -> list:
+def citations_rules() -> list:  # type: ignore[empty-body]  # a specification: see above
     """Return :class:`pytest_citations.rules.Rule` objects, declared with ``@rule``."""
 
 

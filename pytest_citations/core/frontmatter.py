@@ -247,7 +247,7 @@ class _Builder:
         if kind == "ScalarEvent":
             return None if drop else Node(self._scalar(event, line, col), line, col, start, event.end_mark.index)
         if kind == "SequenceStartEvent":
-            items = []
+            items: list[Node | None] = []
             for item in events:
                 if type(item).__name__ == "SequenceEndEvent":
                     return None if drop else Node([n for n in items if n is not None], line, col, start, item.end_mark.index)

@@ -305,7 +305,7 @@ def _git_at_once(checkout: Checkout, commands: list[list[str]], budget: _Budget,
     the two listings of ``--since`` each walk the work tree)."""
     import subprocess
 
-    started = []
+    started: list[subprocess.Popen[bytes] | None] = []
     try:
         for args in commands:
             try:

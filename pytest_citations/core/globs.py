@@ -13,6 +13,7 @@ import functools
 import re
 import sys
 from collections.abc import Callable
+from typing import cast
 
 # The pieces of a glob: a literal character, ``?``, ``*``, ``**`` and ``**/``.
 _LITERAL, _ONE, _STAR, _ANY, _ANY_FOLDERS = "literal", "?", "*", "**", "**/"
@@ -202,7 +203,7 @@ def _compile_any(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
 def _any_of(patterns) -> str:
     """The regex of "one of ``patterns``", those that may start in any folder sharing one
     leading ``(?:.*/)?`` (see :func:`_compile_any`)."""
-    regexes = [_linear_regex(p) for p in patterns]
+    regexes = [cast(str, _linear_regex(p)) for p in patterns]  # the callers pass only such globs
     anywhere = [r[len(_IN_ANY_FOLDER):] for r in regexes if r.startswith(_IN_ANY_FOLDER)]
     alternatives = [f"(?:{r})" for r in regexes if not r.startswith(_IN_ANY_FOLDER)]
     if anywhere:
@@ -224,10 +225,10 @@ def matcher(patterns) -> Callable[[str], bool]:
 def _matcher(patterns: tuple[str, ...]) -> Callable[[str], bool]:
     combined = _compile_any(tuple(p for p in patterns if _linear_regex(p) is not None))
     automata = [_Automaton(p) for p in patterns if _linear_regex(p) is None]
-    if combined is None and not automata:
-        return lambda path: False
     if not automata:
-        match = combined.match
+        if combined is None:
+            return lambda path: False
+        match: Callable[[str], re.Match[str] | None] = combined.match
         return lambda path: match(path) is not None
     match = combined.match if combined is not None else lambda path: None
     return lambda path: match(path) is not None or any(automaton(path) for automaton in automata)
@@ -248,7 +249,8 @@ def first_match(lists) -> Callable[[str], int | None]:
 
     def first(path: str) -> int | None:
         found = match(path)
-        return None if found is None else int(found.lastgroup[1:])
+        # a match of the alternation of named groups has matched one of them
+        return None if found is None else int(cast(str, found.lastgroup)[1:])
 
     return first
 

@@ -14,7 +14,7 @@ import re
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from pytest_citations.core.sources import Line
 from pytest_citations.kinds import Reported
@@ -129,7 +129,8 @@ def _decode(decoder: json.JSONDecoder, text: str) -> Any:
     ending with a newline, as producers write them); any other text, and every error, goes through
     ``decode`` itself, so its errors are json's own."""
     try:
-        value, end = decoder.scan_once(text, 0)
+        # (scan_once is set by JSONDecoder.__init__; the type stubs do not declare it)
+        value, end = decoder.scan_once(text, 0)  # type: ignore[attr-defined]
     except (StopIteration, ValueError, RecursionError):
         return decoder.decode(text)
     return value if end == len(text) or not text[end:].strip(_JSON_WHITESPACE) else decoder.decode(text)
@@ -210,9 +211,10 @@ def duplicate_key_offset(text: str, key: str) -> int | None:
     while index < length:
         char = text[index]
         if char == '"':
-            value, end = json.decoder.scanstring(text, index + 1)
+            # (json.decoder.scanstring exists; the type stubs do not declare it)
+            value, end = json.decoder.scanstring(text, index + 1)  # type: ignore[attr-defined]
             if key_next:
-                keys = objects[-1]
+                keys = cast("set[str]", objects[-1])  # a key is read only inside an object
                 if value == key and value in keys:
                     return index
                 keys.add(value)

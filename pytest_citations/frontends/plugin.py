@@ -23,7 +23,7 @@ import functools
 import os
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import pytest
 
@@ -31,7 +31,16 @@ from pytest_citations.core.config import ConfigError, find_settings
 from pytest_citations.engine import Engine, walk_files
 
 if TYPE_CHECKING:
+    from typing import TypedDict
+
+    from pytest_citations.core.diagnostics import Diagnostic
     from pytest_citations.run.replay import Answers, Request
+
+    class _NodeNames(TypedDict, total=False):
+        """The keyword arguments of :func:`_node_names` for a node's ``from_parent``."""
+
+        name: str | None
+        nodeid: str
 
 ITEM_NAME = "citations"
 WORKER_CACHE_KEY = "citations_cache"
@@ -186,6 +195,7 @@ class CitationsCollector:
     def engine_for(self, folder: Path) -> Engine:
         """The engine for files in ``folder`` (a real path); a bad setting is a UsageError,
         remembered so that it is read once."""
+        key: Path | pytest.UsageError
         if self.config_file is not None:
             key = self.config_file
         else:
@@ -197,6 +207,7 @@ class CitationsCollector:
             key = self._roots[folder]
             if isinstance(key, pytest.UsageError):
                 raise key
+        engine: Engine | pytest.UsageError
         if key not in self._engines:
             try:
                 self._engines[key] = engine = Engine.load(key, self.config_file, baseline=self.baseline)
@@ -330,8 +341,10 @@ class CitationsCollector:
         real = self.real_folder(folder)
         try:
             engine = self.engine_for(real)
-            prefix = engine.folder_prefix(str(real))  # (None: --citations-config names another root)
-            files, nested = ([], []) if prefix is None else _files_below(engine, real)
+            prefix = engine.folder_prefix(str(real))
+            if prefix is None:  # --citations-config names another root: no file of it is below
+                return
+            files, nested = _files_below(engine, real)
         except pytest.UsageError as exc:
             error = self._settings_error(exc, parent, folder)
             if error is not None:
@@ -370,7 +383,8 @@ class CitationsCollector:
 
     def pytest_sessionfinish(self, session) -> None:
         if self._in_worker:
-            self.config.workeroutput[WORKER_CACHE_KEY] = [
+            # (xdist gives a worker's config its workeroutput, which pytest's Config does not declare)
+            self.config.workeroutput[WORKER_CACHE_KEY] = [  # type: ignore[attr-defined]
                 {**cache.take_changes(), "root": str(cache.root)} for cache in self._caches()
             ]
             return
@@ -389,10 +403,11 @@ class CitationsCollector:
             items = [item for item in self.items if item.parent.engine is engine]
             if request is None or not items or any(item.found is None for item in items):
                 continue
+            found = cast("list[list[Diagnostic]]", [item.found for item in items])  # (none is None: see above)
             if (answers is not None and answers.used == len(items)) or any(
-                    d.code == "C006" for item in items for d in item.found):
+                    d.code == "C006" for diagnostics in found for d in diagnostics):
                 continue
-            request.record([Task(engine, item.parent.rel, item.parent.kinds) for item in items], [item.found for item in items])
+            request.record([Task(engine, item.parent.rel, item.parent.kinds) for item in items], found)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_modifyitems(self) -> None:
@@ -400,7 +415,7 @@ class CitationsCollector:
             raise pytest.UsageError(*self._errors)
 
 
-def _node_names(parent: pytest.Collector, path: Path, name: str | None) -> dict[str, str | None]:
+def _node_names(parent: pytest.Collector, path: Path, name: str | None) -> _NodeNames:
     """The name (and node id) of the node of the file at ``path``: pytest's, unless pytest could
     not print or store them as they are. A file name that is not UTF-8 holds lone surrogates, which
     pytest's cache and JUnit XML cannot write, and one with control characters breaks pytest's
@@ -505,11 +520,14 @@ class CitationsFile(pytest.File):
 
 
 class CitationsItem(pytest.Item):
+    parent: CitationsFile  # (made only by CitationsFile.collect)
+
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.add_marker(ITEM_NAME)
-        self.diagnostics = None
-        self.found = None  # the engine's diagnostics, paths from the root (what a record keeps)
+        self.diagnostics: list[Diagnostic] | None = None
+        # the engine's diagnostics, paths from the root (what a record keeps)
+        self.found: list[Diagnostic] | None = None
         self.parent.collector.items.append(self)
 
     def check(self) -> list:

@@ -40,16 +40,30 @@ class Kind(Protocol):
     - ``quick_pass(unit, contexts) -> bool``: true when none of the running rules (``contexts``:
       code -> :class:`~pytest_citations.engine.RuleContext`) reports anything on ``unit``, so the
       engine skips calling them one by one; false or an exception, and they run one by one.
+
+    The engine only reads the four data members, so a kind may hold them as plain class attributes
+    of narrower types (``include = ("**/*.md",)``, ``options: dict = {}``).
     """
 
-    name: str
-    """Kebab-case: the key of the kind's ``[tool.citations.kinds.NAME]`` table."""
-    include: tuple[str, ...]
-    """Default globs (root-relative) that claim a file by its path."""
-    sniff_include: tuple[str, ...]
-    """Globs whose files are claimed only when ``sniff(head)`` says so."""
-    options: Mapping[str, Option]
-    """Kind-level settings."""
+    @property
+    def name(self) -> str:
+        """Kebab-case: the key of the kind's ``[tool.citations.kinds.NAME]`` table."""
+        ...
+
+    @property
+    def include(self) -> tuple[str, ...]:
+        """Default globs (root-relative) that claim a file by its path."""
+        ...
+
+    @property
+    def sniff_include(self) -> tuple[str, ...]:
+        """Globs whose files are claimed only when ``sniff(head)`` says so."""
+        ...
+
+    @property
+    def options(self) -> Mapping[str, Option]:
+        """Kind-level settings."""
+        ...
 
     def sniff(self, head: str) -> bool:
         """Whether ``head`` (the first 64 KiB of a file, as text) is this kind's format."""

@@ -8,6 +8,7 @@ a kind never edits a list; rules from other packages arrive through the ``citati
 
 from __future__ import annotations
 
+import builtins
 import functools
 import inspect
 import re
@@ -78,7 +79,7 @@ class Option:
     type: type | tuple[type, ...]
     default: Any
     help: str
-    items: type | None = None  # element type when ``type`` is list
+    items: builtins.type | tuple[builtins.type, ...] | None = None  # element type(s) when ``type`` is list
     choices: tuple[Any, ...] | None = None
 
 

@@ -49,7 +49,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from pytest_citations import __version__
 from pytest_citations.core import sources
@@ -162,9 +162,10 @@ class ResultCache:
             self._read_base_and_deltas()
 
     def _read_base_and_deltas(self) -> None:
-        self._has_base = self._take(read_document(self.path)) > 0
+        path, folder = cast(Path, self.path), cast(Path, self.folder)  # _load returns first without them
+        self._has_base = self._take(read_document(path)) > 0
         try:
-            deltas = sorted(self.folder.glob(f"delta-{self.key[:24]}-*.json"))
+            deltas = sorted(folder.glob(f"delta-{self.key[:24]}-*.json"))
         except OSError:
             return
         for delta in deltas:
@@ -214,8 +215,9 @@ class ResultCache:
 
     def _write_delta(self) -> None:
         tables = self._entries(self._unsaved)
-        # Named by the time it was written, so that deltas are read oldest first.
-        path = self.folder / f"delta-{self.key[:24]}-{time.time_ns():020d}-{os.getpid()}.json"
+        # Named by the time it was written, so that deltas are read oldest first. (Only ``save``
+        # calls it, with a folder.)
+        path = cast(Path, self.folder) / f"delta-{self.key[:24]}-{time.time_ns():020d}-{os.getpid()}.json"
         self._write(path, tables)
         self._deltas.append(path)
         self._delta_entries += sum(len(entries) for entries in tables.values())
@@ -230,7 +232,8 @@ class ResultCache:
         oldest = self._today - PRUNE_DAYS
         self.results = {rel: entry for rel, entry in self.results.items() if _seen_day(entry) >= oldest}
         self.files = {rel: entry for rel, entry in self.files.items() if _seen_day(entry) >= oldest}
-        self._write(self.path, {"files": self.files, "results": self.results, "indexes": self.indexes})
+        # (only ``save`` calls it, with a folder and so a path)
+        self._write(cast(Path, self.path), {"files": self.files, "results": self.results, "indexes": self.indexes})
         for delta in self._deltas:
             with contextlib.suppress(OSError):  # another run may have folded it already
                 delta.unlink()
@@ -616,7 +619,7 @@ def _authenticated(path: Path) -> bytes | None:
     """The bytes at ``path`` when they are a document authenticated with this user's key."""
     key = document_key()
     raw = None if key is None else read_regular(path, MAX_DOCUMENT_SIZE)
-    if raw is None or not (raw.startswith(_MAC_OPEN) and raw[_MAC_END:_MAC_END + 2] == _MAC_CLOSE):
+    if key is None or raw is None or not (raw.startswith(_MAC_OPEN) and raw[_MAC_END:_MAC_END + 2] == _MAC_CLOSE):
         return None
     tail = memoryview(raw)[_MAC_END + 2:]
     return raw if hmac.compare_digest(raw[len(_MAC_OPEN):_MAC_END], _mac(key, path.name, tail)) else None

@@ -229,9 +229,10 @@ def _changes(request: CheckRequest) -> Changes:
             return changes.paths | paths
         # a root inside a repository nested in the checkout, whose changes git is not asked for:
         # its settings count as changed, so every file of it is checked
-        if engine.settings_rel() is None:
+        settings = engine.settings_rel()
+        if settings is None:
             raise git_history.ChangesError(changes.unlisted)
-        return paths | {engine.settings_rel()}
+        return paths | {settings}
 
     def earlier(engine: Engine, rels: list[str]) -> dict[str, str | None]:
         texts = {}

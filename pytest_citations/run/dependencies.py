@@ -89,7 +89,7 @@ def recording(into_parent: bool = True) -> Iterator[Recorder]:
             parent.merge(recorder)
 
 
-def note_path(root: Path, path: Path | str) -> None:
+def note_path(root: Path, path: os.PathLike[str] | str) -> None:
     recorder = _active.get()
     if recorder is not None:
         recorder.paths.add(os.path.normpath(os.path.join(root, path)))

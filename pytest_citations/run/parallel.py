@@ -85,7 +85,7 @@ def _chunks(first: int, count: int, jobs: int) -> list[list[int]]:
 def check(tasks: list[Task], jobs: int, advance: Callable[[str], None]) -> list[list[Diagnostic]]:
     """The diagnostics of each task, in order, from ``jobs`` worker processes."""
     if jobs <= 1 or len(tasks) <= 1 or not available():
-        results = []
+        results: list[list[Diagnostic]] = []
         for task in tasks:
             results.append(run_task(task))
             advance(task.shown)
@@ -97,7 +97,7 @@ def check(tasks: list[Task], jobs: int, advance: Callable[[str], None]) -> list[
     context = multiprocessing.get_context("fork")
     caches = {engine.cache.key: engine.cache for engine in _engines(tasks) if engine.cache is not None}
     _build_indexes(tasks, jobs, context, caches)
-    results: list[list[Diagnostic]] = [[] for _ in tasks]
+    results = [[] for _ in tasks]
     # Among many tasks, the first is checked here: what checking loads on first use (a Markdown
     # parser, a source registry) is then loaded once, before forking, not once in every worker.
     # Among few, one task is too large a part of the run to check before the workers start.

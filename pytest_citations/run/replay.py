@@ -59,7 +59,7 @@ import stat
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pytest_citations import __version__
 from pytest_citations.core.diagnostics import Diagnostic, sorted_diagnostics
@@ -67,6 +67,7 @@ from pytest_citations.engine import Engine, Report, Task, walk_files
 from pytest_citations.run import dependencies
 from pytest_citations.run.cache import (
     RACY_SECONDS,
+    ResultCache,
     diagnostic_from_json,
     diagnostic_to_json,
     kept_for_the_run,
@@ -104,7 +105,8 @@ class Request:
         self.key = dependencies.digest((
             FORMAT, __version__, engine.cache_key(), [_resolved(p) for p in paths], force_exclude, shard, self.baseline,
         ))
-        folder = usable_folder(engine.cache_folder, engine.config.root)
+        # (CheckRun and the pytest session make a request only for an engine with a cache folder)
+        folder = usable_folder(cast(Path, engine.cache_folder), engine.config.root)
         if folder is None:  # the engine's, and its nested roots', caches live in memory too
             engine.enable_cache(None)
         self.path = None if folder is None else folder / f"run-{self.key[:24]}.json"
@@ -232,14 +234,15 @@ class _Recorder:
         if any(cache is None or cache.racy for cache in self.caches):
             raise _NotRecordable
         number_of = {id(engine): number for number, engine in enumerate(self.engines)}
-        tasks, outside, consulted = [], [], {}
+        tasks, outside = [], []
+        consulted: dict[tuple[int, str], None] = {}
         for task, found in zip(self.tasks, self.results, strict=True):
             rows = [diagnostic_to_json(d) for d in found]
             if not task.kinds:
                 outside.extend(rows)
                 continue
             number = number_of[id(task.engine)]
-            reads = self.caches[number].reads_of(task.rel)
+            reads = cast(ResultCache, self.caches[number]).reads_of(task.rel)  # (none is None: see above)
             if reads is None:
                 raise _NotRecordable  # a result the cache did not keep: nothing says what it read
             paths, indexes = reads
@@ -248,11 +251,11 @@ class _Recorder:
             kinds = [kind.name for kind in task.kinds]
             tasks.append([number, self._file(number, task.rel, kinds), self._name(kinds),
                           self._name(sorted(indexes)), rows, *(self._file(number, rel) for rel in paths)])
-        indexes = [self._index(number, name) for number, name in consulted]  # (it may walk)
+        index_rows = [self._index(number, name) for number, name in consulted]  # (it may walk)
         named = [rel for path in self.request.paths if not path.is_dir() and (rel := self.request.engine.relative(path))]
         for number, engine in enumerate(self.engines):
-            found = [rel for _, _, walked, _ in engine.walks() for rel in walked]
-            for rel in (found + named if number == 0 else found):
+            listed = [rel for _, _, walked, _ in engine.walks() for rel in walked]
+            for rel in (listed + named if number == 0 else listed):
                 if engine.claimable(rel):  # whether a kind claims it may depend on its head
                     self._file(number, rel, [kind.name for kind in engine.kinds_for(rel)])
         extra = [os.path.abspath(engine.config.source) for engine in self.engines if engine.config.source is not None]
@@ -266,7 +269,7 @@ class _Recorder:
             "extra": [[path, self._trusted(_signature(path))] for path in dict.fromkeys(extra)],
             "shown": [task.shown for task in self.tasks],
             "outside": outside,
-            "indexes": indexes,
+            "indexes": index_rows,
             "tasks": tasks,
             "files": self.files,
             "names": [list(names) for names in self.names],
@@ -278,7 +281,8 @@ class _Recorder:
         found = self.numbers.get(key)
         if found is None:
             try:
-                signature = self._trusted(self.caches[number].trusted_signature(rel))
+                # (data, which asks this, has made sure that no cache is None)
+                signature = self._trusted(cast(ResultCache, self.caches[number]).trusted_signature(rel))
             except LookupError:  # not looked at here: a -j worker may have found it missing
                 signature = _signature(str(self.engines[number].config.root / rel))
                 if signature is not None:
@@ -523,7 +527,7 @@ def _changes(data: dict[str, Any]) -> dict[int, Any] | None:
     if any(_signature(path) != signature for path, signature in data["extra"]):
         return None
     prefixes = [str(root).rstrip(os.sep) + os.sep for root in roots]
-    changed = {}
+    changed: dict[int, Any] = {}
     lstat = os.lstat
     for number, (engine_number, rel, _, *recorded) in enumerate(data["files"]):
         try:

@@ -18,8 +18,12 @@ import functools
 import hashlib
 import re
 from collections.abc import Callable
+from typing import TYPE_CHECKING, cast
 
 from pytest_citations.engine import Engine, Task
+
+if TYPE_CHECKING:
+    from pytest_citations.run.cache import ResultCache
 
 _SHARD = re.compile(r"^([1-9][0-9]*)/([1-9][0-9]*)\Z")
 
@@ -80,7 +84,8 @@ class Changes:
         """Whether the last check of the task read a changed path or consulted a changed index;
         None if that is not known."""
         engine = task.engine
-        return engine.cache.depends_on(task.rel, self.paths(engine), lambda name: self.index_touched(engine, name))
+        cache = cast("ResultCache", engine.cache)  # a run that selects by changes has one (CheckRun)
+        return cache.depends_on(task.rel, self.paths(engine), lambda name: self.index_touched(engine, name))
 
 
 def affected(tasks: list[Task], changes: Changes) -> tuple[list[Task], list[Task]]:

@@ -97,7 +97,7 @@ def fix_to_sarif(d) -> dict[str, Any] | None:
 
 def to_sarif(report, registry) -> dict[str, Any]:
     codes = sorted({d.code for d in report.diagnostics})
-    first = {}
+    first: dict[str, Any] = {}
     for d in report.diagnostics:
         first.setdefault(d.code, d)
     rules = [

@@ -100,13 +100,14 @@ def _import(args: argparse.Namespace) -> int:
             raise UsageError(f"no such {what} file: {path}")
     engine = Engine.load(start_folder([args.exchange, args.brief]), args.config)
     root, max_size = engine.config.root, engine.config.max_file_size
-    rels = {}
+    rels: dict[str, str] = {}
     for what, path in (("exchange", args.exchange), ("brief", args.brief), ("registry", args.registry)):
         if path is None:
             continue
-        rels[what] = engine.relative(path)
-        if rels[what] is None:
+        rel = engine.relative(path)
+        if rel is None:
             raise UsageError(f"{path} is outside the repository root {root.as_posix()}")
+        rels[what] = rel
     registry = _registry(engine, rels.get("registry"))
     exchange_rel, brief_rel = rels["exchange"], rels["brief"]
 
@@ -167,11 +168,11 @@ def _import(args: argparse.Namespace) -> int:
         else:
             fix.create_atomic(root, sidecar_rel, text.encode("utf-8"))
 
-    for marker, obj, c in imported:
+    for key, obj, c in imported:
         kind = "quote_span" if "quote_span" in obj else "snippet_span"
-        _say(f"imported [{marker}] {obj['id']} from {exchange_rel}:{c.line}:{c.col} ({kind})")
-    for marker, obj, c in unchanged:
-        _say(f"unchanged [{marker}] {obj['id']} from {exchange_rel}:{c.line}:{c.col} (already in {sidecar_rel})")
+        _say(f"imported [{key}] {obj['id']} from {exchange_rel}:{c.line}:{c.col} ({kind})")
+    for key, obj, c in unchanged:
+        _say(f"unchanged [{key}] {obj['id']} from {exchange_rel}:{c.line}:{c.col} (already in {sidecar_rel})")
     for item in sorted(rejected, key=lambda r: (r.line, r.col)):
         code = "" if item.code == "import" else f"{item.code} "
         _say(f"rejected {exchange_rel}:{item.line}:{item.col}: {code}{item.message}")

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard, cast
 
 from pytest_citations.core import jsonlines
 from pytest_citations.kinds import Reported
@@ -116,14 +116,14 @@ class Citation:
 
     @property
     def document(self) -> Document | None:
-        index = self.data.get("document_index")
+        index = cast(int, self.data.get("document_index"))  # an int for the types in FITS (see FIELDS)
         if self.type in FITS and 0 <= index < len(self.exchange.documents):
             return self.exchange.documents[index]
         return None
 
     @property
     def search_result(self) -> SearchResult | None:
-        index = self.data.get("search_result_index")
+        index = cast(int, self.data.get("search_result_index"))  # an int for this type (see FIELDS)
         if self.type == "search_result_location" and 0 <= index < len(self.exchange.search_results):
             return self.exchange.search_results[index]
         return None
@@ -162,7 +162,7 @@ class _Reader:
         line, col = self.position(node)
         self.problems.append(Reported(code, Finding(message, line, col, context=self.context(line)[:_CONTEXT])))
 
-    def expect(self, node: Node | None, kind: type, where: str, parent: Node, what: str) -> bool:
+    def expect(self, node: Node | None, kind: type, where: str, parent: Node, what: str) -> TypeGuard[Node]:
         if node is None:
             self.report(parent, f"{where}: missing (expected {what})")
             return False
@@ -183,7 +183,7 @@ class _Reader:
         response = _member(root, "response")
         request_ok = self.expect(request, dict, f"{prefix}request", root, "a Messages API request object")
         response_ok = self.expect(response, dict, f"{prefix}response", root, "a Messages API response object")
-        if request_ok:
+        if request_ok and request is not None:  # (the test for None only tells the type checker)
             messages = _member(request, "messages")
             if self.expect(messages, list, f"{prefix}request.messages", request, "an array of messages"):
                 for i, message in enumerate(messages.value):
@@ -195,7 +195,7 @@ class _Reader:
                         continue  # a plain-text turn cites nothing
                     if self.expect(content, list, f"{path}.content", message, "a string or an array of blocks"):
                         self.blocks(content, f"{path}.content")
-        if response_ok:
+        if response_ok and response is not None:
             content = _member(response, "content")
             if self.expect(content, list, f"{prefix}response.content", response, "an array of content blocks"):
                 self.response_blocks(content, f"{prefix}response.content")

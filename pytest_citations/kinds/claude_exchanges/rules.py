@@ -4,11 +4,15 @@ a response resolves to a block of its request, and says what that block says.'''
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING, cast
 from urllib.parse import urlsplit
 
 from pytest_citations.core.diagnostics import Severity, quoted
-from pytest_citations.kinds.claude_exchanges.model import FITS, Citation, Document
+from pytest_citations.kinds.claude_exchanges.model import FITS, Citation, Document, SearchResult
 from pytest_citations.rules import rule
+
+if TYPE_CHECKING:
+    from pytest_citations.engine import RuleContext
 
 KIND = "claude-exchanges"
 WEB_CITED_TEXT_LIMIT = 150
@@ -107,7 +111,7 @@ def _range_problem(c: Citation) -> str | None:
     if end <= start:
         return f"{end_name} {end} is not after {start_name} {start} (the end is exclusive, so the range is empty)"
     if c.type == "page_location":
-        pages = pdf_pages(c.document)
+        pages = pdf_pages(cast(Document, c.document))  # (the bounds of a page_location: its PDF resolved)
         if pages is not None and end > len(pages) + 1:
             return f"{end_name} {end} is past the end of the PDF ({len(pages)} pages)"
         return None
@@ -124,9 +128,21 @@ def cited_range(c: Citation) -> str | None:
         return None
     _, _, start, end, _ = bounds
     if c.type == "char_location":
-        return c.document.text[start:end]
-    blocks = c.document.blocks if c.type == "content_block_location" else c.search_result.blocks
-    return "".join(blocks[start:end])
+        return _bounded_text(c)[start:end]
+    return "".join(_bounded_blocks(c)[start:end])
+
+
+def _bounded_text(c: Citation) -> str:
+    """The document text of a char_location that has bounds (:func:`_bounds` found the text)."""
+    return cast(str, cast(Document, c.document).text)
+
+
+def _bounded_blocks(c: Citation) -> list[str]:
+    """The blocks of a block location that has bounds (:func:`_bounds` found them): its
+    document's for a content_block_location, its search result's for a search_result_location."""
+    if c.type == "content_block_location":
+        return cast("list[str]", cast(Document, c.document).blocks)
+    return cast(SearchResult, c.search_result).blocks
 
 
 def _squeeze(text: str) -> str:
@@ -138,6 +154,7 @@ def from_title_or_context(c: Citation) -> str | None:
     cited = c.data["cited_text"].strip()
     if not cited:
         return None
+    body: str | None
     if c.type == "search_result_location":
         result = c.search_result
         if result is None:
@@ -255,7 +272,7 @@ def unknown_citation_type():
 
 
 @rule("A603", "unresolved-citation-index", kind=KIND)
-def unresolved_citation_index(c: Citation, ctx):
+def unresolved_citation_index(c: Citation, ctx: RuleContext):
     """
     ## What it does
     Reports a citation whose `document_index` is not the index of a `document` block of the
@@ -304,7 +321,7 @@ def _count(count: int, what: str) -> str:
 
 
 @rule("A604", "citation-type-mismatch", kind=KIND)
-def citation_type_mismatch(c: Citation, ctx):
+def citation_type_mismatch(c: Citation, ctx: RuleContext):
     """
     ## What it does
     Reports a citation whose type does not fit the kind of document it cites: a plain text
@@ -343,7 +360,7 @@ def citation_type_mismatch(c: Citation, ctx):
 
 
 @rule("A605", "location-out-of-range", kind=KIND)
-def location_out_of_range(c: Citation, ctx):
+def location_out_of_range(c: Citation, ctx: RuleContext):
     """
     ## What it does
     Reports a location that is not a non-empty range inside what it cites. Character indices count
@@ -379,7 +396,7 @@ def location_out_of_range(c: Citation, ctx):
 
 
 @rule("A606", "cited-text-mismatch", kind=KIND)
-def cited_text_mismatch(c: Citation, ctx):
+def cited_text_mismatch(c: Citation, ctx: RuleContext):
     """
     ## What it does
     Reports a citation whose `cited_text` is not exactly the text its range holds: for
@@ -422,7 +439,8 @@ def cited_text_mismatch(c: Citation, ctx):
             start, end = c.data["start_page_number"], c.data["end_page_number"]
             shown = f"page {start}" if end == start + 1 else f"pages {start}-{end - 1}"
             yield c.finding(f"cited_text {_show(c.data['cited_text'])} is not in the text extracted from {shown} "
-                            f"(pages [{start}, {end})) of document {c.document.index} (PDF text extraction is approximate)")
+                            f"(pages [{start}, {end})) of document {cast(Document, c.document).index} "
+                            "(PDF text extraction is approximate)")
         return
     found = _mismatch(c)
     if found is None:
@@ -430,11 +448,11 @@ def cited_text_mismatch(c: Citation, ctx):
     held, cited = found
     if _squeeze(held) == _squeeze(cited):
         return  # A607
-    bounds = _bounds(c)
+    bounds = cast("tuple[str, str, int, int, int | None]", _bounds(c))  # (a mismatch has a valid range)
     start_name, end_name, start, end, _ = bounds
     message = f"cited_text {_show(cited)} is not what [{start}, {end}) holds: {_show(held)}"
     if c.type == "char_location":
-        text = c.document.text
+        text = _bounded_text(c)
         if _utf16_slice(text, start, end) == cited:
             message += " (only a UTF-16 slice matches: count code points, not UTF-16 units)"
         else:
@@ -442,14 +460,14 @@ def cited_text_mismatch(c: Citation, ctx):
             if at >= 0:
                 message += f"; cited_text occurs at [{at}, {at + len(cited)})"
     else:
-        found_at = _block_range(c.document.blocks if c.type == "content_block_location" else c.search_result.blocks, cited)
+        found_at = _block_range(_bounded_blocks(c), cited)
         if found_at is not None:
             message += f"; cited_text is blocks [{found_at[0]}, {found_at[1]})"
     yield c.finding(message)
 
 
 @rule("A607", "cited-text-whitespace-difference", kind=KIND, severity=Severity.WARNING)
-def cited_text_whitespace_difference(c: Citation, ctx):
+def cited_text_whitespace_difference(c: Citation, ctx: RuleContext):
     """
     ## What it does
     Warns about a citation whose `cited_text` differs from the text its range holds in whitespace
@@ -481,12 +499,12 @@ def cited_text_whitespace_difference(c: Citation, ctx):
         return
     held, cited = found
     if _squeeze(held) == _squeeze(cited):
-        start, end = _bounds(c)[2:4]
+        start, end = cast("tuple[str, str, int, int, int | None]", _bounds(c))[2:4]  # (a mismatch has a valid range)
         yield c.finding(f"cited_text differs from what [{start}, {end}) holds in whitespace only: {_show(held)}")
 
 
 @rule("A608", "document-title-mismatch", kind=KIND)
-def document_title_mismatch(c: Citation, ctx):
+def document_title_mismatch(c: Citation, ctx: RuleContext):
     """
     ## What it does
     Reports a citation whose `document_title` is not the `title` of the document it cites, or is
@@ -524,7 +542,7 @@ def document_title_mismatch(c: Citation, ctx):
 
 
 @rule("A609", "cited-text-from-title-or-context", kind=KIND)
-def cited_text_from_title_or_context(c: Citation, ctx):
+def cited_text_from_title_or_context(c: Citation, ctx: RuleContext):
     """
     ## What it does
     Reports a citation whose `cited_text` comes from the cited document's `title` or `context`
@@ -557,7 +575,7 @@ def cited_text_from_title_or_context(c: Citation, ctx):
 
 
 @rule("A610", "search-result-mismatch", kind=KIND)
-def search_result_mismatch(c: Citation, ctx):
+def search_result_mismatch(c: Citation, ctx: RuleContext):
     """
     ## What it does
     Reports a `search_result_location` whose `source` or `title` is not that of the
@@ -596,7 +614,7 @@ def search_result_mismatch(c: Citation, ctx):
 
 
 @rule("A611", "invalid-web-citation", kind=KIND)
-def invalid_web_citation(c: Citation, ctx):
+def invalid_web_citation(c: Citation, ctx: RuleContext):
     """
     ## What it does
     Reports a `web_search_result_location` whose `url` is not an absolute `http` or `https` URL, or
@@ -639,7 +657,7 @@ def invalid_web_citation(c: Citation, ctx):
 
 
 @rule("A612", "web-url-not-in-results", kind=KIND)
-def web_url_not_in_results(c: Citation, ctx):
+def web_url_not_in_results(c: Citation, ctx: RuleContext):
     """
     ## What it does
     Reports a `web_search_result_location` whose `url` is not among the `web_search_result`s of the
@@ -674,7 +692,7 @@ def web_url_not_in_results(c: Citation, ctx):
 
 
 @rule("A613", "unverifiable-citation", kind=KIND, severity=Severity.WARNING)
-def unverifiable_citation(c: Citation, ctx):
+def unverifiable_citation(c: Citation, ctx: RuleContext):
     """
     ## What it does
     Warns about a citation whose text cannot be checked from the exchange: a `page_location` whose

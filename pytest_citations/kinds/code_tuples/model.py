@@ -25,13 +25,17 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pytest_citations.core import git_history, jsonlines, markdown_text, sources
 from pytest_citations.core.suppressions import markdown_directives
 from pytest_citations.kinds import Reported
 from pytest_citations.rules import Finding, Option
 from pytest_citations.run import dependencies
+
+if TYPE_CHECKING:
+    from pytest_citations.core.patterns import AlwaysMatches
+    from pytest_citations.engine import RuleContext
 
 FRESH, STALE, UNVERSIONED, MISSING = "FRESH", "STALE", "UN-VERSIONED", "MISSING"
 OUTSIDE, UNREADABLE = "OUTSIDE", "UNREADABLE"
@@ -125,7 +129,7 @@ def parse_inline(body: str, offset: int = 0) -> InlineMatch | None:
 _MAY_HOLD_INLINE = re.compile(rf"\[[^{_ENDS_ID}{_NOT_IN_ID_CLASS}]*[./]")
 
 
-_BLANKS = re.compile(r"[^\S\n]*")
+_BLANKS = cast("AlwaysMatches", re.compile(r"[^\S\n]*"))
 
 
 def find_inline(text: str) -> Iterator[InlineMatch]:
@@ -156,9 +160,9 @@ def _scan_inline(text: str) -> Iterator[InlineMatch]:
 
 # The C scanner behind json.JSONDecoder.raw_decode, called directly: scan_json calls it for every
 # key and scalar of a document, and the text is known to be valid JSON.
-_SCAN_ONCE = json.JSONDecoder().scan_once
+_SCAN_ONCE = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # (set by __init__; not in the stubs)
 _SPACE = " \t\r\n"
-_SPACES = re.compile(r"[ \t\r\n]*")
+_SPACES = cast("AlwaysMatches", re.compile(r"[ \t\r\n]*"))
 
 
 @dataclass
@@ -460,12 +464,13 @@ def head_commit(engine) -> str | None:
     return git_history.head_commit(engine.config.root)
 
 
-def verdict(item: Tuple, ctx) -> tuple[str, Cited] | None:
+def verdict(item: Tuple, ctx: RuleContext) -> tuple[str, Cited] | None:
     """(verdict, cited file) for a checkable tuple; None when its artifact id is not usable."""
     if not item.checkable:
         return None
     if "verdict" not in item.memo:
-        cited = read_cited(ctx.file.engine, item.artifact_id.value)
+        cited = read_cited(ctx.file.engine, cast(Part, item.artifact_id).value)  # (checkable: it has one)
+        result: str | None
         if cited.status != "FILE":
             result = cited.status
         elif item.content_hash is None:

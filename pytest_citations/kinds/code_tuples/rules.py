@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import posixpath
 from functools import lru_cache
+from typing import TYPE_CHECKING, cast
 
 from pytest_citations.core.diagnostics import Edit, Fix, Severity, quoted
 from pytest_citations.core.jsonlines import type_name
@@ -19,12 +20,16 @@ from pytest_citations.kinds.code_tuples.model import (
     UNREADABLE,
     UNVERSIONED,
     Cited,
+    Part,
     Tuple,
     history_for,
     split_lines,
     verdict,
 )
 from pytest_citations.rules import BUNDLED_SCHEMAS, bundled_validator, rule
+
+if TYPE_CHECKING:
+    from pytest_citations.engine import RuleContext
 
 KIND = "code-tuples"
 _SCHEMA_FILE = BUNDLED_SCHEMAS / "rlm-citation-tuple.schema.json"
@@ -120,7 +125,7 @@ def invalid_json():
 
 
 @rule("R402", "tuple-schema-violation", kind=KIND)
-def tuple_schema_violation(item: Tuple, ctx):
+def tuple_schema_violation(item: Tuple, ctx: RuleContext):
     """
     ## What it does
     Checks each tuple in JSON and JSONL against the bundled `rlm-citation-tuple` JSON Schema
@@ -173,7 +178,7 @@ def tuple_schema_violation(item: Tuple, ctx):
 
 
 @rule("R403", "malformed-inline-tuple", kind=KIND)
-def malformed_inline_tuple(item: Tuple, ctx):
+def malformed_inline_tuple(item: Tuple, ctx: RuleContext):
     """
     ## What it does
     Reports an inline Markdown tuple that is clearly meant as one (a path-like artifact id with
@@ -225,7 +230,7 @@ def malformed_inline_tuple(item: Tuple, ctx):
 
 
 @rule("R404", "content-hash-uppercase", kind=KIND, fixable=True)
-def content_hash_uppercase(item: Tuple, ctx):
+def content_hash_uppercase(item: Tuple, ctx: RuleContext):
     """
     ## What it does
     Reports a `content_hash` written with uppercase hex digits. The schema allows only lowercase
@@ -274,18 +279,18 @@ def content_hash_uppercase(item: Tuple, ctx):
 def _cited_name(item: Tuple, cited: Cited) -> str:
     """The path as the tuple cites it, and the file it leads to when a symlink leads elsewhere
     (``src/m.py (a symlink to src/m2.py)``): a message names what the user wrote."""
-    written = item.artifact_id.value
+    written = cast(Part, item.artifact_id).value  # (a tuple with a cited file is checkable)
     shown = quoted(written, plain=True)
     return shown if posixpath.normpath(written) == cited.rel else f"{shown} (a symlink to {cited.rel})"
 
 
-def _verdict_is(item: Tuple, ctx, wanted: str) -> Cited | None:
+def _verdict_is(item: Tuple, ctx: RuleContext, wanted: str) -> Cited | None:
     found = verdict(item, ctx)
     return found[1] if found is not None and found[0] == wanted else None
 
 
 @rule("R405", "artifact-outside-root", kind=KIND)
-def artifact_outside_root(item: Tuple, ctx):
+def artifact_outside_root(item: Tuple, ctx: RuleContext):
     """
     ## What it does
     Reports a tuple whose `artifact_id` is not a project-relative path inside the repository
@@ -325,7 +330,7 @@ def artifact_outside_root(item: Tuple, ctx):
 
 
 @rule("R406", "artifact-missing", kind=KIND)
-def artifact_missing(item: Tuple, ctx):
+def artifact_missing(item: Tuple, ctx: RuleContext):
     """
     ## What it does
     Reports the verdict MISSING: the `artifact_id` names no file in the repository.
@@ -367,7 +372,7 @@ def artifact_missing(item: Tuple, ctx):
 
 
 @rule("R407", "artifact-unreadable", kind=KIND)
-def artifact_unreadable(item: Tuple, ctx):
+def artifact_unreadable(item: Tuple, ctx: RuleContext):
     """
     ## What it does
     Reports a cited artifact that exists but cannot be hashed: a folder, a device or FIFO, or a
@@ -405,7 +410,8 @@ def artifact_unreadable(item: Tuple, ctx):
     """
     cited = _verdict_is(item, ctx, UNREADABLE)
     if cited is not None:
-        yield item.finding(f"cannot hash {quoted(item.artifact_id.value, plain=True)}: {cited.reason}", item.artifact_id)
+        path = cast(Part, item.artifact_id).value  # (a tuple with a verdict is checkable)
+        yield item.finding(f"cannot hash {quoted(path, plain=True)}: {cited.reason}", item.artifact_id)
 
 
 def _shown(line: bytes) -> str:
@@ -454,7 +460,7 @@ def _history_note(version, newer, history) -> str:
     kind=KIND,
     fixable=True,
 )
-def content_hash_stale(item: Tuple, ctx):
+def content_hash_stale(item: Tuple, ctx: RuleContext):
     """
     ## What it does
     Reports the verdict STALE: the cited file's `content_hash` (the first 16 hex digits of the
@@ -506,7 +512,7 @@ def content_hash_stale(item: Tuple, ctx):
     fix = None
     if history.versions is None:
         message += f"; no git history to compare: {history.reason}; not fixed"
-    elif (match := history.find(wanted)) is None:
+    elif (match := history.find(cast(str, wanted))) is None:  # (a STALE tuple has a valid hash)
         searched = f"the last {len(history.versions)} commits" if history.truncated else "its git history"
         message += f"; no version of the file in {searched} has this hash; not fixed"
     else:
@@ -519,14 +525,14 @@ def content_hash_stale(item: Tuple, ctx):
         else:
             start, end = line_range
             old, new = split_lines(version.data), cited.lines
-            label = item.lines.value
+            label = cast(Part, item.lines).value  # (line_range() is None without lines)
             if end > len(old) or start < 1 or end < start:
                 message += f"; {label} was not in that version: not fixed"
             elif end <= len(new) and old[start - 1 : end] == new[start - 1 : end]:
                 message += f"; {label} unchanged since then: --fix refreshes the hash"
                 text = json.dumps(now) if item.form == "json" else now
-                part = item.content_hash
-                fix = Fix(f"refresh content_hash of {quoted(item.artifact_id.value, plain=True)}",
+                part = cast(Part, item.content_hash)  # (a STALE tuple has a hash, and is checkable)
+                fix = Fix(f"refresh content_hash of {quoted(cast(Part, item.artifact_id).value, plain=True)}",
                           (Edit(part.start, part.end, text),))
             else:
                 changes, moved = _changes(old, new, start, end)
@@ -542,7 +548,7 @@ def content_hash_stale(item: Tuple, ctx):
     yield item.finding(message, item.content_hash, fix)
 
 
-def _unversioned(item: Tuple, ctx):
+def _unversioned(item: Tuple, ctx: RuleContext):
     cited = _verdict_is(item, ctx, UNVERSIONED)
     if cited is None:
         return None
@@ -554,7 +560,7 @@ def _unversioned(item: Tuple, ctx):
 
 
 @rule("R409", "citation-unversioned", kind=KIND, severity=Severity.WARNING)
-def citation_unversioned(item: Tuple, ctx):
+def citation_unversioned(item: Tuple, ctx: RuleContext):
     """
     ## What it does
     Warns about the verdict UN-VERSIONED: a tuple without `content_hash` (the schema's path-only
@@ -600,7 +606,7 @@ def citation_unversioned(item: Tuple, ctx):
 
 
 @rule("R410", "content-hash-required", kind=KIND)
-def content_hash_required(item: Tuple, ctx):
+def content_hash_required(item: Tuple, ctx: RuleContext):
     """
     ## What it does
     Reports the verdict UN-VERSIONED as an error when `require-content-hash = true` is set under
@@ -654,7 +660,7 @@ def content_hash_required(item: Tuple, ctx):
 
 
 @rule("R411", "line-range-invalid", kind=KIND)
-def line_range_invalid(item: Tuple, ctx):
+def line_range_invalid(item: Tuple, ctx: RuleContext):
     """
     ## What it does
     Reports a `lines` range that cannot be right whatever the file holds: a start below 1 (`L0`)
@@ -696,14 +702,15 @@ def line_range_invalid(item: Tuple, ctx):
     if line_range is None:
         return
     start, end = line_range
+    lines = cast(Part, item.lines)  # (line_range() is None without lines)
     if start < 1:
-        yield item.finding(f"lines {quoted(item.lines.value, plain=True)}: line numbers start at 1", item.lines)
+        yield item.finding(f"lines {quoted(lines.value, plain=True)}: line numbers start at 1", lines)
     elif end < start:
-        yield item.finding(f"lines {quoted(item.lines.value, plain=True)}: the range ends before it starts", item.lines)
+        yield item.finding(f"lines {quoted(lines.value, plain=True)}: the range ends before it starts", lines)
 
 
 @rule("R412", "line-range-out-of-range", kind=KIND)
-def line_range_out_of_range(item: Tuple, ctx):
+def line_range_out_of_range(item: Tuple, ctx: RuleContext):
     """
     ## What it does
     Reports a `lines` range that ends past the last line of the cited file as it is now (lines
@@ -749,8 +756,9 @@ def line_range_out_of_range(item: Tuple, ctx):
     length = len(found[1].lines)
     if end > length:
         noun = "line" if length == 1 else "lines"
+        lines = cast(Part, item.lines)  # (line_range() is None without lines)
         yield item.finding(
-            f"lines {quoted(item.lines.value, plain=True)} ends past the end of {_cited_name(item, found[1])} "
+            f"lines {quoted(lines.value, plain=True)} ends past the end of {_cited_name(item, found[1])} "
             f"({length} {noun})",
             item.lines,
         )

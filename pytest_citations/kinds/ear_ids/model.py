@@ -29,13 +29,16 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pytest_citations.core import jsonlines, sources
 from pytest_citations.kinds import Reported
 from pytest_citations.kinds.ear_ids.ids import DEFAULT_IRI_BASE, looks_like_ear_id, normalize_ear_doc_id
 from pytest_citations.rules import Finding, Option
 from pytest_citations.run import dependencies
+
+if TYPE_CHECKING:
+    from pytest_citations.core.patterns import AlwaysMatches
 
 CORPUS_SCHEMA = "retrieval-corpus.v1"
 SECTION_PATHS = ("ear_sections[]", "expected.citations[]", "citations[].section_id")
@@ -311,13 +314,13 @@ _DECLARATION = re.compile(r"(?:@prefix|PREFIX)\s+(?P<declared>[A-Za-z][\w.-]*)?:
 _PREFIX = re.compile(r"(?:[A-Za-z][\w.-]*)?:")
 _WORD = re.compile(r"[A-Za-z][\w.-]*")
 _BLANK = re.compile(r"_:[\w.-]*")
-_IRI_RUN = re.compile(r"""[^<>"{}|^`\\\x00-\x20]*""")
+_IRI_RUN = cast("AlwaysMatches", re.compile(r"""[^<>"{}|^`\\\x00-\x20]*"""))
 _IRI_ESCAPE = re.compile(r"\\u[0-9A-Fa-f]{4}|\\U[0-9A-Fa-f]{8}")
-_LOCAL_RUN = re.compile(r"[\w\-:.%]*")
+_LOCAL_RUN = cast("AlwaysMatches", re.compile(r"[\w\-:.%]*"))
 _LOCAL_ESCAPED = frozenset("_~.-!$&'()*+,;=/?#@%")  # what a backslash may escape in a local name
-_STRING_RUN = {'"': re.compile(r'[^"\\\n]*'), "'": re.compile(r"[^'\\\n]*")}
-_LONG_STRING_RUN = {'"': re.compile(r'[^"\\]*'), "'": re.compile(r"[^'\\]*")}
-_JSON_STRING_RUN = re.compile(r'[^"\\\x00-\x1f]*')
+_STRING_RUN = cast("dict[str, AlwaysMatches]", {'"': re.compile(r'[^"\\\n]*'), "'": re.compile(r"[^'\\\n]*")})
+_LONG_STRING_RUN = cast("dict[str, AlwaysMatches]", {'"': re.compile(r'[^"\\]*'), "'": re.compile(r"[^'\\]*")})
+_JSON_STRING_RUN = cast("AlwaysMatches", re.compile(r'[^"\\\x00-\x1f]*'))
 _UCHAR = re.compile(r"\\u([0-9A-Fa-f]{4})|\\U([0-9A-Fa-f]{8})")
 _LOCAL_ESCAPE = re.compile(r"\\(.)")
 
@@ -411,16 +414,19 @@ def scan_turtle(text: str, base: str) -> Iterator[tuple[str, int, int, str, str]
             end = text.find("\n", start)
             position = len(text) if end < 0 else end
         elif char == "<":
-            end = _iri_end(text, start)
-            position = start + 1 if end is None else end
-            iri = None if end is None else _UCHAR.sub(_uchar, text[start + 1 : end - 1])
-            if iri is not None and iri.startswith(base):
-                yield iri, start + 1, end - 1, "iri", ""
+            closing = _iri_end(text, start)
+            if closing is None:
+                position = start + 1
+            else:
+                position = closing
+                iri = _UCHAR.sub(_uchar, text[start + 1 : closing - 1])
+                if iri.startswith(base):
+                    yield iri, start + 1, closing - 1, "iri", ""
         elif (declaration := _DECLARATION.match(text, start)) is not None:
             namespaces[declaration.group("declared") or ""] = _UCHAR.sub(_uchar, declaration.group("namespace"))
             position = declaration.end()
         elif text.startswith("_:", start):
-            position = _BLANK.match(text, start).end()
+            position = cast("re.Match[str]", _BLANK.match(text, start)).end()  # (the text has "_:" there)
         elif (prefix := _PREFIX.match(text, start)) is not None:
             position = _local_end(text, prefix.end())
             found = _prefixed_iri(text, start, prefix.end(), position, namespaces, base)
@@ -716,7 +722,7 @@ class EarIds:
         if isinstance(data, Reported):
             yield data
             return
-        source = ctx.source
+        source: sources.Source = ctx.source  # (read whole by jsonlines.document)
         text = source.text
         start = _skip_space(text, 0)
         entries = None

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
 
 from pytest_citations.core import sources
 from pytest_citations.core.diagnostics import Edit, Fix, quoted
@@ -31,6 +32,9 @@ from pytest_citations.kinds.ear_ids.model import (
     corpus_index,
 )
 from pytest_citations.rules import Finding, rule
+
+if TYPE_CHECKING:
+    from pytest_citations.engine import RuleContext
 
 KIND = "ear-ids"
 
@@ -94,7 +98,7 @@ def ear_invalid_json():
 
 
 @rule("E502", "ear-id-not-canonical", kind=KIND, fixable=True)
-def ear_id_not_canonical(unit, ctx):
+def ear_id_not_canonical(unit, ctx: RuleContext):
     """
     ## What it does
     Reports an EAR section id that is recognizable but not written in the canonical form
@@ -138,7 +142,7 @@ def ear_id_not_canonical(unit, ctx):
 
 
 @rule("E503", "ear-id-not-a-section", kind=KIND)
-def ear_id_not_a_section(unit, ctx):
+def ear_id_not_a_section(unit, ctx: RuleContext):
     """
     ## What it does
     Reports a value in a governed id field (see E502) that is not an EAR section id at all and
@@ -193,7 +197,7 @@ def ear_id_not_a_section(unit, ctx):
 
 
 @rule("E504", "ear-anchor-in-citation", kind=KIND)
-def ear_anchor_in_citation(unit, ctx):
+def ear_anchor_in_citation(unit, ctx: RuleContext):
     """
     ## What it does
     Reports a paragraph anchor (`EAR-736.2#p0008`) where the spec requires a section citation id:
@@ -230,7 +234,7 @@ def ear_anchor_in_citation(unit, ctx):
             yield unit.finding(message, ref)
 
 
-def _where(ctx, location: tuple[str, int]) -> str:
+def _where(ctx: RuleContext, location: tuple[str, int]) -> str:
     rel, line = location
     return f"line {line}" if rel == ctx.rel else f"{rel}:{line}"
 
@@ -238,7 +242,7 @@ def _where(ctx, location: tuple[str, int]) -> str:
 NAMED_RECORDS = 3  # a message names this many corpus records at most, and counts the rest
 
 
-def _places(ctx, locations: list[tuple[str, int]]) -> str:
+def _places(ctx: RuleContext, locations: list[tuple[str, int]]) -> str:
     """The first :data:`NAMED_RECORDS` locations, and how many more there are: a message stays
     short however many records share an id."""
     named = ", ".join(_where(ctx, location) for location in locations[:NAMED_RECORDS])
@@ -247,7 +251,7 @@ def _places(ctx, locations: list[tuple[str, int]]) -> str:
 
 
 @rule("E505", "ear-citation-unresolved", kind=KIND)
-def ear_citation_unresolved(unit, ctx):
+def ear_citation_unresolved(unit, ctx: RuleContext):
     """
     ## What it does
     Checks that each section id a dataset cites (`ear_sections[]`, `expected.citations[]`, RAG
@@ -311,7 +315,7 @@ def ear_citation_unresolved(unit, ctx):
 
 
 @rule("E506", "ear-duplicate-doc-id", kind=KIND)
-def ear_duplicate_doc_id(unit, ctx):
+def ear_duplicate_doc_id(unit, ctx: RuleContext):
     """
     ## What it does
     Reports a retrieval corpus record whose `doc_id` is already the `doc_id` of an earlier record,
@@ -353,7 +357,7 @@ def ear_duplicate_doc_id(unit, ctx):
 
 
 @rule("E507", "ear-chunk-section-mismatch", kind=KIND)
-def ear_chunk_section_mismatch(unit, ctx):
+def ear_chunk_section_mismatch(unit, ctx: RuleContext):
     """
     ## What it does
     Checks the child chunks of the retrieval corpus: a record whose `doc_id` carries a paragraph
@@ -408,7 +412,7 @@ def ear_chunk_section_mismatch(unit, ctx):
 
 
 @rule("E508", "ear-anchor-sequence", kind=KIND)
-def ear_anchor_sequence(unit, ctx):
+def ear_anchor_sequence(unit, ctx: RuleContext):
     """
     ## What it does
     Checks that paragraph anchors are deterministic (spec §3): within a container (the base id
@@ -466,7 +470,7 @@ def ear_anchor_sequence(unit, ctx):
         yield unit.finding(message, unit.ref("doc_id"))
 
 
-def _anchor_problem(ctx, base: str, number: int, line: int):
+def _anchor_problem(ctx: RuleContext, base: str, number: int, line: int):
     """What the anchor at ``line`` breaks in its container's sequence (see AnchorSequence.add): from
     the run-wide index of the repository's corpus, or, for a file outside it (named on the command
     line though excluded), from the file's own records in line order."""
@@ -479,7 +483,7 @@ def _anchor_problem(ctx, base: str, number: int, line: int):
     return sequence.add(base, number, (ctx.rel, line))
 
 
-def _at(ctx, location: tuple[str, int]) -> str:
+def _at(ctx: RuleContext, location: tuple[str, int]) -> str:
     """``on line 5`` in the file being checked, ``at data/corpus.jsonl:5`` in another."""
     return f"on {_where(ctx, location)}" if location[0] == ctx.rel else f"at {_where(ctx, location)}"
 
@@ -510,7 +514,7 @@ def _entry_problems(entry) -> list[tuple[str, tuple[int, int]]]:
 
 
 @rule("E509", "ear-manifest-schema", kind=KIND)
-def ear_manifest_schema(unit, ctx):
+def ear_manifest_schema(unit, ctx: RuleContext):
     """
     ## What it does
     Checks the shape of a dataset manifest (`eval/manifest.json`): a JSON object with a `datasets`
@@ -568,7 +572,7 @@ def _manifest_finding(unit: Manifest, message: str, position: tuple[int, int]) -
     return Finding(message, position[0], position[1])
 
 
-def _dataset_path(unit: Manifest, ctx, file: str) -> str:
+def _dataset_path(unit: Manifest, ctx: RuleContext, file: str) -> str:
     if ctx.kind_options["manifest-paths"] == "manifest":
         return (PurePosixPath(unit.rel).parent / file).as_posix()
     return file
@@ -583,7 +587,7 @@ def _dataset_entries(unit):
             yield entry
 
 
-def _count_records(ctx, path: str) -> int | sources.SourceError:
+def _count_records(ctx: RuleContext, path: str) -> int | sources.SourceError:
     """The records (non-blank lines) of a listed dataset, or why it cannot be read; once per file
     per run, however many manifest entries list it."""
 
@@ -597,7 +601,7 @@ def _count_records(ctx, path: str) -> int | sources.SourceError:
     return ctx.file.engine.memo(("ear-ids.dataset-records", path), count)
 
 
-def _dataset_records(unit, ctx, entry) -> int | str:
+def _dataset_records(unit, ctx: RuleContext, entry) -> int | str:
     """The listed file's number of records, or why it cannot be read."""
     file = entry.data["file"]
     if PurePosixPath(file).is_absolute() or file.startswith("\\") or (len(file) > 1 and file[1] == ":"):
@@ -613,7 +617,7 @@ def _dataset_records(unit, ctx, entry) -> int | str:
 
 
 @rule("E510", "ear-manifest-file-missing", kind=KIND)
-def ear_manifest_file_missing(unit, ctx):
+def ear_manifest_file_missing(unit, ctx: RuleContext):
     """
     ## What it does
     Reports a manifest entry whose `file` does not exist, cannot be read, or lies outside the
@@ -653,7 +657,7 @@ def ear_manifest_file_missing(unit, ctx):
 
 
 @rule("E511", "ear-manifest-count-mismatch", kind=KIND)
-def ear_manifest_count_mismatch(unit, ctx):
+def ear_manifest_count_mismatch(unit, ctx: RuleContext):
     """
     ## What it does
     Counts the records of each dataset a manifest lists (its non-blank lines) and reports an entry
@@ -707,7 +711,7 @@ def ear_manifest_count_mismatch(unit, ctx):
 
 
 @rule("E512", "ear-manifest-duplicate-id", kind=KIND)
-def ear_manifest_duplicate_id(unit, ctx):
+def ear_manifest_duplicate_id(unit, ctx: RuleContext):
     """
     ## What it does
     Reports a manifest entry whose dataset `id` is already the id of an earlier entry.
@@ -785,7 +789,7 @@ def _iri_fix(unit: KgIri, expected: str) -> Fix | None:
 
 
 @rule("E513", "ear-kg-section-iri", kind=KIND, fixable=True)
-def ear_kg_section_iri(unit, ctx):
+def ear_kg_section_iri(unit, ctx: RuleContext):
     """
     ## What it does
     Checks every IRI under the section namespace (`iri-base`, by default

@@ -22,6 +22,7 @@ from pytest_citations.run import dependencies
 
 if TYPE_CHECKING:
     from pytest_citations.core.frontmatter import FrontMatter, Node
+    from pytest_citations.engine import RuleContext
 
 LINK_TYPES = ("related", "supersedes", "blocks", "implements", "extends")
 DEFAULT_CONFIDENCE = 0.5
@@ -215,7 +216,7 @@ def verify_citation(root: Path, citation: Citation, read_lines: CitedLines, loca
     return VALID
 
 
-def verdicts(memory: Memory, ctx) -> list[Verdict | None]:
+def verdicts(memory: Memory, ctx: RuleContext) -> list[Verdict | None]:
     """One verdict per citation (None where its fields have the wrong types), computed once."""
     if "verdicts" not in memory.memo:
         engine = ctx.file.engine
@@ -408,8 +409,9 @@ def plain_index_entry(rel: str, text: str) -> list | None:
     from pytest_citations.core import frontmatter
 
     bounds = frontmatter.split(text)
-    closed = bounds is not None and bounds[1] != -1
-    fields = frontmatter.read_plain(text[bounds[0] : bounds[1]], INDEXED_FIELDS) if closed else {}
+    fields: dict[str, Any] | None = {}
+    if bounds is not None and bounds[1] != -1:  # a front matter that is closed
+        fields = frontmatter.read_plain(text[bounds[0] : bounds[1]], INDEXED_FIELDS)
     if fields is None:
         return None
     links, memory_id = fields.get("links"), fields.get("id")

@@ -21,6 +21,7 @@ from pytest_citations.rules import Finding, rule
 
 if TYPE_CHECKING:
     from pytest_citations.core.frontmatter import Node
+    from pytest_citations.engine import RuleContext
 
 KIND = "memories"
 
@@ -242,8 +243,7 @@ def _is_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _schema_findings(memory: Memory):
-    root = memory.front_matter.root
+def _schema_findings(root: Node):
     if not isinstance(root.value, dict):
         yield Finding(f"front matter must be a mapping, not {_type_name(root.value)}", root.line, root.col)
         return
@@ -308,7 +308,7 @@ def _link_findings(node: Node):
 
 
 @rule("M205", "memory-schema", kind=KIND)
-def memory_schema(memory: Memory, ctx):
+def memory_schema(memory: Memory, ctx: RuleContext):
     """
     ## What it does
     Checks the front matter against the memory schema: `id` and `subject` strings; `citations` a
@@ -358,10 +358,10 @@ def memory_schema(memory: Memory, ctx):
     """
     if memory.front_matter is None or memory.front_matter.root is None:
         return
-    yield from _schema_findings(memory)
+    yield from _schema_findings(memory.front_matter.root)
 
 
-def _verification(code: str, memory: Memory, ctx):
+def _verification(code: str, memory: Memory, ctx: RuleContext):
     for citation, verdict in zip(memory.citations, verdicts(memory, ctx), strict=True):
         if verdict is not None and verdict.code == code:
             node = citation.field_node("line" if code in ("M209", "M210", "M211") else "path")
@@ -369,7 +369,7 @@ def _verification(code: str, memory: Memory, ctx):
 
 
 @rule("M206", "citation-path-traversal", kind=KIND)
-def citation_path_traversal(memory: Memory, ctx):
+def citation_path_traversal(memory: Memory, ctx: RuleContext):
     """
     ## What it does
     Reports a citation whose `path` is absolute or resolves, through `..` or a symlink, outside the
@@ -411,7 +411,7 @@ def citation_path_traversal(memory: Memory, ctx):
 
 
 @rule("M207", "citation-file-not-found", kind=KIND)
-def citation_file_not_found(memory: Memory, ctx):
+def citation_file_not_found(memory: Memory, ctx: RuleContext):
     """
     ## What it does
     Reports a citation whose `path` names nothing in the repository: `File not found: {path}`.
@@ -451,7 +451,7 @@ def citation_file_not_found(memory: Memory, ctx):
 
 
 @rule("M208", "citation-file-unreadable", kind=KIND)
-def citation_file_unreadable(memory: Memory, ctx):
+def citation_file_unreadable(memory: Memory, ctx: RuleContext):
     r"""
     ## What it does
     Reports a cited file that cannot be read as UTF-8 text when a line is cited (a binary file, a
@@ -497,7 +497,7 @@ def citation_file_unreadable(memory: Memory, ctx):
 
 
 @rule("M209", "citation-line-invalid", kind=KIND)
-def citation_line_invalid(memory: Memory, ctx):
+def citation_line_invalid(memory: Memory, ctx: RuleContext):
     """
     ## What it does
     Reports a citation `line` below 1: `Invalid line number: {line} (must be >= 1)`.
@@ -543,7 +543,7 @@ def citation_line_invalid(memory: Memory, ctx):
 
 
 @rule("M210", "citation-line-out-of-range", kind=KIND)
-def citation_line_out_of_range(memory: Memory, ctx):
+def citation_line_out_of_range(memory: Memory, ctx: RuleContext):
     """
     ## What it does
     Reports a citation `line` past the end of the cited file:
@@ -591,7 +591,7 @@ def citation_line_out_of_range(memory: Memory, ctx):
 
 
 @rule("M211", "citation-snippet-mismatch", kind=KIND, fixable=True)
-def citation_snippet_mismatch(memory: Memory, ctx):
+def citation_snippet_mismatch(memory: Memory, ctx: RuleContext):
     """
     ## What it does
     Reports a citation whose `snippet` is not on its `line`:
@@ -668,7 +668,7 @@ def _some_lines(numbers: tuple[int, ...]) -> str:
 
 
 @rule("M212", "unknown-link-type", kind=KIND, severity=Severity.WARNING)
-def unknown_link_type(memory: Memory, ctx):
+def unknown_link_type(memory: Memory, ctx: RuleContext):
     """
     ## What it does
     Warns about a link whose type is not one of `related`, `supersedes`, `blocks`, `implements`,
@@ -718,7 +718,7 @@ def unknown_link_type(memory: Memory, ctx):
 
 
 @rule("M213", "link-target-missing", kind=KIND)
-def link_target_missing(memory: Memory, ctx):
+def link_target_missing(memory: Memory, ctx: RuleContext):
     """
     ## What it does
     Reports a link whose target id matches no memory in the repository (a memory's id is its `id`
@@ -763,7 +763,7 @@ def link_target_missing(memory: Memory, ctx):
 
 
 @rule("M214", "duplicate-memory-id", kind=KIND)
-def duplicate_memory_id(memory: Memory, ctx):
+def duplicate_memory_id(memory: Memory, ctx: RuleContext):
     """
     ## What it does
     Reports a memory whose id is also the id of another memory file in the repository, when one
@@ -888,7 +888,7 @@ def _shown_cycle(cycle: list[str]) -> str:
 
 
 @rule("M215", "supersedes-cycle", kind=KIND)
-def supersedes_cycle(memory: Memory, ctx):
+def supersedes_cycle(memory: Memory, ctx: RuleContext):
     """
     ## What it does
     Reports a memory that, following `supersedes` links, supersedes itself (a -> b -> a).
@@ -969,7 +969,7 @@ def _closest_field(name: str) -> str | None:
 
 
 @rule("M216", "unknown-citation-field", kind=KIND, severity=Severity.WARNING)
-def unknown_citation_field(memory: Memory, ctx):
+def unknown_citation_field(memory: Memory, ctx: RuleContext):
     """
     ## What it does
     Warns about a field of a citation that is not one of the spec's four, `path`, `line`,
@@ -1028,7 +1028,7 @@ def unknown_citation_field(memory: Memory, ctx):
 
 
 @rule("M217", "ambiguous-link-target", kind=KIND)
-def ambiguous_link_target(memory: Memory, ctx):
+def ambiguous_link_target(memory: Memory, ctx: RuleContext):
     """
     ## What it does
     Reports a link whose target id is the id of more than one memory, none of which declares it

@@ -14,7 +14,10 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pytest_citations.core.diagnostics import Diagnostic
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 SYNTHESIS_CODES = ("U114", "U115", "U116")
@@ -77,7 +80,7 @@ def build_report(engine, run: str) -> dict[str, Any]:
     profile = utilization.url_profile(engine)
     synthesis: list[str] = []
     cited: dict[str, dict[str, Any]] = {}
-    diagnostics = []
+    diagnostics: list[Diagnostic] = []
     for rel, kinds in engine.discover([folder]):
         if not any(kind.name == "synthesis" for kind in kinds) or utilization.run_folder(root, rel) != run:
             continue

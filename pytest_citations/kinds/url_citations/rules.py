@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeGuard, cast
 
 from pytest_citations.core import sources
 from pytest_citations.core.diagnostics import Edit, Fix, quoted
@@ -25,6 +25,9 @@ from pytest_citations.kinds.url_citations.urls import (
 from pytest_citations.kinds.url_citations.utilization import citing_places
 from pytest_citations.rules import BUNDLED_SCHEMAS, Finding, Option, bundled_validator, rule
 from pytest_citations.run import dependencies
+
+if TYPE_CHECKING:
+    from pytest_citations.engine import RuleContext
 
 KIND = "url-citations"
 STATUSES = ("valid", "invalid", "mismatch", "paywalled", "blocked")
@@ -87,7 +90,7 @@ def _replace(record: Record, key: str, value) -> Edit | None:
 _PLACES_SHOWN = 3
 
 
-def _cid_kept(ctx, cid) -> str | None:
+def _cid_kept(ctx: RuleContext, cid) -> str | None:
     """Why a fix must not rewrite ``cid``, as the end of the finding's message, or None when it
     may: the run's synthesis cites it, and a fix writes one file, so every reference would be left
     pointing at nothing (the cid and its references are for the user to rewrite together)."""
@@ -106,7 +109,7 @@ def _cid_kept(ctx, cid) -> str | None:
     )
 
 
-def _is_integer(value) -> bool:
+def _is_integer(value) -> TypeGuard[int | float]:
     if type(value) is int:  # the common case, first
         return True
     return (isinstance(value, int) and not isinstance(value, bool)) or (isinstance(value, float) and value.is_integer())
@@ -209,7 +212,7 @@ def invalid_json_line():
 
 
 @rule("U102", "schema-violation", kind=KIND)
-def schema_violation(record: Record, ctx):
+def schema_violation(record: Record, ctx: RuleContext):
     """
     ## What it does
     Checks each record against the bundled `citation.v1` JSON Schema (draft 2020-12): required
@@ -247,7 +250,7 @@ def schema_violation(record: Record, ctx):
 
 
 @rule("U103", "url-not-absolute", kind=KIND)
-def url_not_absolute(record: Record, ctx):
+def url_not_absolute(record: Record, ctx: RuleContext):
     """
     ## What it does
     Reports a record whose `url_original` is not an absolute URL (a scheme, `//` and a host), and
@@ -280,7 +283,7 @@ def url_not_absolute(record: Record, ctx):
     """
     if record.passes:
         return ()
-    findings = ()
+    findings: tuple[Finding, ...] = ()
     original = record.data.get("url_original")
     if isinstance(original, str) and _normalized_original(record, ctx.kind_options["url-profile"]) is None:
         message = f"url_original {quoted(original)} is not an absolute URL (scheme://host/...)"
@@ -310,7 +313,7 @@ def _other_profile(profile: str) -> str:
 
 
 @rule("U104", "normalized-url-mismatch", kind=KIND, fixable=True)
-def normalized_url_mismatch(record: Record, ctx):
+def normalized_url_mismatch(record: Record, ctx: RuleContext):
     """
     ## What it does
     Recomputes `normalized_url` from `url_original` with the spec's rules (lowercase scheme and
@@ -382,7 +385,7 @@ def normalized_url_mismatch(record: Record, ctx):
 
 
 @rule("U105", "cid-mismatch", kind=KIND, fixable=True)
-def cid_mismatch(record: Record, ctx):
+def cid_mismatch(record: Record, ctx: RuleContext):
     """
     ## What it does
     Reports a record whose `cid` is well formed but is not `cid_` + the SHA-256 of the record's own
@@ -433,7 +436,7 @@ def cid_mismatch(record: Record, ctx):
 
 
 @rule("U106", "cid-format", kind=KIND, fixable=True)
-def cid_format(record: Record, ctx):
+def cid_format(record: Record, ctx: RuleContext):
     """
     ## What it does
     Reports a `cid` that is not `cid_` followed by exactly 64 lowercase hexadecimal digits, such as
@@ -482,7 +485,7 @@ def cid_format(record: Record, ctx):
 
 
 @rule("U107", "unknown-status", kind=KIND)
-def unknown_status(record: Record, ctx):
+def unknown_status(record: Record, ctx: RuleContext):
     """
     ## What it does
     Reports a `status` that is not one of `valid`, `invalid`, `mismatch`, `paywalled`, `blocked`
@@ -518,7 +521,7 @@ def unknown_status(record: Record, ctx):
 
 
 @rule("U108", "checked-at-not-iso8601", kind=KIND)
-def checked_at_not_iso8601(record: Record, ctx):
+def checked_at_not_iso8601(record: Record, ctx: RuleContext):
     """
     ## What it does
     Reports a `checked_at` that is not an ISO 8601 date or date-time (`2026-02-13`,
@@ -554,7 +557,7 @@ def checked_at_not_iso8601(record: Record, ctx):
 
 
 @rule("U109", "http-status-inconsistent", kind=KIND)
-def http_status_inconsistent(record: Record, ctx):
+def http_status_inconsistent(record: Record, ctx: RuleContext):
     """
     ## What it does
     Reports an `http_status` that contradicts `status`: `valid` with a 4xx or 5xx code, `invalid`
@@ -613,7 +616,7 @@ def _found_by(record: Record) -> list:
     kind=KIND,
     options={"allowed-waves": Option(list, [1, 2], "wave numbers a found_by entry may carry", items=int)},
 )
-def found_by_wave(record: Record, ctx):
+def found_by_wave(record: Record, ctx: RuleContext):
     """
     ## What it does
     Reports a `found_by[].wave` that is not 1 or 2 (configurable with `allowed-waves` under
@@ -661,7 +664,7 @@ def run_directory(rel: str) -> PurePosixPath:
 _MAX_CACHED_ARTIFACTS = 4096  # verdicts kept per file; a file naming more paths resolves some again
 
 
-def _artifact_verdict(ctx, artifact_path: str) -> str:
+def _artifact_verdict(ctx: RuleContext, artifact_path: str) -> str:
     """``ok``, ``missing``, ``loop`` (a symlink loop) or ``escapes`` for an artifact path, cached per
     file. The check depends on the path (a wave output deleted, renamed or restored changes the
     verdict: the result cache, --since and --staged must know it was looked at)."""
@@ -693,7 +696,7 @@ def _resolve_artifact(root: Path, run_dir: PurePosixPath, artifact_path: str) ->
 
 
 @rule("U111", "artifact-path-missing", kind=KIND)
-def artifact_path_missing(record: Record, ctx):
+def artifact_path_missing(record: Record, ctx: RuleContext):
     """
     ## What it does
     Reports a `found_by[].artifact_path` that names no file under the run directory (the parent of
@@ -748,7 +751,7 @@ def artifact_path_missing(record: Record, ctx):
 
 
 @rule("U112", "artifact-path-escapes", kind=KIND)
-def artifact_path_escapes(record: Record, ctx):
+def artifact_path_escapes(record: Record, ctx: RuleContext):
     """
     ## What it does
     Reports a `found_by[].artifact_path` that is absolute, uses `\\`, or resolves (through `..` or
@@ -832,7 +835,7 @@ class FirstLines:
                 self._buckets[hash(digest) & self._mask] += digest + line.to_bytes(8, "little")
 
 
-def _first_lines(ctx) -> FirstLines:
+def _first_lines(ctx: RuleContext) -> FirstLines:
     """U113's index of the line each cid of the file first appeared on."""
     first_seen = ctx.state.get("cids")
     if first_seen is None:
@@ -840,7 +843,7 @@ def _first_lines(ctx) -> FirstLines:
     return first_seen
 
 
-def _merge_fix(ctx, first_line: int, record: Record) -> Fix | None:
+def _merge_fix(ctx: RuleContext, first_line: int, record: Record) -> Fix | None:
     """Union the duplicate's found_by into the first record and delete the duplicate's line."""
     source = ctx.file.source
     if source is None:
@@ -859,7 +862,7 @@ def _merge_fix(ctx, first_line: int, record: Record) -> Fix | None:
             union.append(entry)
     edits = []
     if union != kept:
-        span = first.value_span("found_by")
+        span = cast("tuple[int, int]", first.value_span("found_by"))  # (its found_by is a list: it is there)
         compact = ", " not in first.text
         text = json.dumps(union, ensure_ascii=False, separators=(",", ":") if compact else None)
         edits.append(Edit(start + span[0], start + span[1], text))
@@ -872,7 +875,7 @@ def _merge_fix(ctx, first_line: int, record: Record) -> Fix | None:
 
 
 @rule("U113", "duplicate-cid", kind=KIND, fixable=True)
-def duplicate_cid(record: Record, ctx):
+def duplicate_cid(record: Record, ctx: RuleContext):
     """
     ## What it does
     Reports a record whose `cid` already appeared earlier in the same file.
@@ -961,7 +964,7 @@ def _passes_checks(record: Record, profile: str, allowed_waves, artifacts) -> bo
     return True
 
 
-def _first_appearance(record: Record, ctx) -> bool:
+def _first_appearance(record: Record, ctx: RuleContext) -> bool:
     """U113 (``ctx`` its context): whether the record's cid appears here first, remembered as
     U113's check does."""
     return _first_lines(ctx).first(record.data["cid"], _cid_digest(record), record.line) == record.line

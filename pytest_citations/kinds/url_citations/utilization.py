@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, cast
 
 from pytest_citations.core import jsonlines, markdown_text, sources
 from pytest_citations.kinds.url_citations.urls import NotAbsoluteURL, normalize_url
@@ -115,7 +115,8 @@ def cited_references(text: str, profile: str = "spec") -> list[CitedRef]:
     for number, line in enumerate(visible.split("\n"), start=1):
         if "http" not in line.lower() and "cid_" not in line:
             continue
-        images = {found.start(found.lastgroup) for found in _IMAGE_SOURCE.finditer(line)}
+        # (each alternative of the pattern is one named group, so a match names the one it took)
+        images = {found.start(cast(str, found.lastgroup)) for found in _IMAGE_SOURCE.finditer(line)}
         for match in _URL.finditer(line):
             if match.start() in images:
                 continue
@@ -184,7 +185,7 @@ def load_run(root: Path, run: str, max_size: int, profile: str = "spec") -> RunI
         keys.add(_normalized(data.get("url"), profile))
         keys.add(_normalized(data.get("url_original"), profile))
         for key in keys - {None}:
-            index.by_url.setdefault(key, record)
+            index.by_url.setdefault(cast(str, key), record)
         if record.cid is not None:
             index.by_cid.setdefault(record.cid, record)
     return index

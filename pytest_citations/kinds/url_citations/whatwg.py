@@ -43,6 +43,7 @@ import encodings.idna
 import ipaddress
 import re
 import unicodedata
+from typing import cast
 from urllib.parse import quote, quote_plus, unquote_to_bytes
 
 from pytest_citations.kinds.url_citations.errors import NotAbsoluteURL
@@ -194,8 +195,11 @@ def _ipv4(host: str, url: str) -> str:
     parts = host.split(".")
     if parts[-1] == "" and len(parts) > 1:
         parts.pop()
-    numbers = [_ipv4_number(part) for part in parts] if len(parts) <= 4 else [None]
-    if None in numbers or any(n > 255 for n in numbers[:-1]) or numbers[-1] >= 256 ** (5 - len(numbers)):
+    parsed = [_ipv4_number(part) for part in parts] if len(parts) <= 4 else [None]
+    if None in parsed:
+        raise NotAbsoluteURL(f"invalid IPv4 host in {url!r}")
+    numbers = cast("list[int]", parsed)  # none of them is None
+    if any(n > 255 for n in numbers[:-1]) or numbers[-1] >= 256 ** (5 - len(numbers)):
         raise NotAbsoluteURL(f"invalid IPv4 host in {url!r}")
     value = numbers[-1] + sum(n << (8 * (3 - i)) for i, n in enumerate(numbers[:-1]))
     return ".".join(str((value >> shift) & 0xFF) for shift in (24, 16, 8, 0))
@@ -301,7 +305,8 @@ def _collation_key(text: str) -> tuple[tuple, tuple, tuple]:
             elif category == "Nd":
                 weight = (_ASCII_PRIMARY[str(unicodedata.digit(char))], 0)
             elif char == "\x85" or category in _AFTER or category[0] in _AFTER:
-                anchor = " " if char == "\x85" else _AFTER.get(category, _AFTER.get(category[0]))
+                # the branch's condition: the category or its first letter is in _AFTER
+                anchor = " " if char == "\x85" else cast(str, _AFTER.get(category, _AFTER.get(category[0])))
                 weight = (_ASCII_PRIMARY[anchor], ord(char))
             elif category.startswith("C"):
                 continue
