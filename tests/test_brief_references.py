@@ -221,17 +221,17 @@ def test_a_shortened_url_is_compared_with_the_stored_url_as_written(tmp_path):
 def test_a_hostile_entry_is_read_in_linear_time(body):
     import time
 
-    start = time.perf_counter()
+    start = time.process_time()
     entry = entry_of(body)
     assert (entry.reference is None) != (entry.problem is None)
-    assert time.perf_counter() - start < 2.0
+    assert time.process_time() - start < 2.0
 
 
 @pytest.mark.parametrize("heading", ["!" * 200_000 + "a", "*a" * 100_000, "1. " * 60_000 + "References", "_" * 200_000])
 def test_a_hostile_heading_is_compared_in_linear_time(heading):
     import time
 
-    start = time.perf_counter()
+    start = time.process_time()
     briefs.heading_key(heading)
     briefs.heading_titles(f"## {heading}\n{heading}\n===\n")
-    assert time.perf_counter() - start < 2.0
+    assert time.process_time() - start < 2.0

@@ -586,9 +586,9 @@ def test_a_long_plain_brief_reads_in_linear_time_and_the_same():
     lines = ["## Prevailing View", *(f"- Claim {n} held at {n}% [{n % 9 + 1}]" for n in range(20000)), "", "## References",
              *(f'[{n}] P. "T". https://x.example/{n}' for n in range(1, 10)), "- " + "word [1] " * 20000]
     text = "\n".join(lines) + "\n"
-    start = time.perf_counter()
+    start = time.process_time()
     plain = briefs._plain_blocks(text)
-    assert plain is not None and time.perf_counter() - start < 2.0
+    assert plain is not None and time.process_time() - start < 2.0
     assert block_view(plain) == block_view(briefs._markdown().parse(text, {}))
 
 

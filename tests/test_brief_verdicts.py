@@ -602,10 +602,10 @@ def test_the_claims_of_hostile_bullets_are_read_in_linear_time():
     pieces = ["[a](u/1) " * 5000, "![[]()" * 10000, "<b title='1'>" * 5000, "[x][1] " * 5000, "https://x/1 " * 5000, "[" * 25000 + "](u)"]
     bullets = [f"- {piece}{marker}\n" for piece in pieces for marker in (" [1]", "")]
     text = "## Prevailing View\n" + "".join(bullets) + "\n## Counterarguments\n- c [1]\n\n## References\n[1] x\n"
-    start = time.perf_counter()
+    start = time.process_time()
     brief = briefs.read_brief("b.md", text, OPTIONS)
     claims = [bullet.claim for bullet in brief.bullets]
-    assert time.perf_counter() - start < 10.0
+    assert time.process_time() - start < 10.0
     assert [len(c) for c in claims] == [len(b.text) for b in brief.bullets]
     assert [bool(re.search(r"[0-9]", c.replace("[1]", ""))) for c in claims[:12:2]] == [False, False, False, False, False, False]
 
@@ -617,9 +617,9 @@ def test_numbering_of_many_entries_is_checked_fast():
 
     numbers = [*range(20000, 0, -2), *range(1, 20000, 2)]  # descending evens, then ascending odds: 2, 3, 5... stay
     brief = briefs.read_brief("b.md", "## References\n" + "".join(f"[{n}] x\n" for n in numbers), OPTIONS)
-    start = time.perf_counter()
+    start = time.process_time()
     messages = [f.message for f in references_out_of_order.check(brief, None)]
-    assert time.perf_counter() - start < 2.0
+    assert time.process_time() - start < 2.0
     assert len(messages) == 10000 and "References entry [1] comes after [20000]: sort by citation number" in messages
 
 
@@ -636,9 +636,9 @@ def test_a_headings_level_is_its_number_of_hashes_or_its_underline(path):
 def test_heading_heavy_heads_and_reports_are_read_in_linear_time():
     import time
 
-    start = time.perf_counter()
+    start = time.process_time()
     assert briefs.KIND.sniff(("## Prevailing View\n" + "### a\n" * 20000)[:SNIFF_BYTES])
     assert not briefs.KIND.sniff(("## x\n" * 20000)[:SNIFF_BYTES])
     sections = briefs.abstain_sections("## Synthesis Status: Insufficient Evidence\n" + "## a\nb\n### c\n" * 100000)
-    assert time.perf_counter() - start < 5.0
+    assert time.process_time() - start < 5.0
     assert sections == {"synthesis status: insufficient evidence": (1, False), "a": (2, True), "c": (4, False)}

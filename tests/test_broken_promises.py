@@ -193,7 +193,7 @@ def test_a_worker_that_dies_ends_the_run_with_a_usage_error(tmp_path, signal_nam
             f"---\nid: m{number}\ncitations:\n  - path: src.py\n    line: 1\n---\n# m\n")
     start = time.monotonic()
     done = _run("-c", _KILL_ONE_WORKER.replace("{signal}", signal_name), str(root), cwd=tmp_path, timeout=60)
-    assert time.monotonic() - start < 5
+    assert time.monotonic() - start < 20  # not the 60 s a run waiting on the dead worker would take
     number = {"KILL": 9, "TERM": 15}[signal_name]
     assert done.returncode == 2
     assert done.stderr.decode() == (f"citations: error: a worker process was killed by signal {number} (SIG{signal_name}) "

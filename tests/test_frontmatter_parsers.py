@@ -204,7 +204,7 @@ def test_split_on_every_project_and_real_file(realdata):
 def test_split_on_hostile_texts_takes_linear_time(text):
     import time
 
-    started = time.perf_counter()
+    started = time.process_time()
     bounds = frontmatter.split(text)
-    assert time.perf_counter() - started < 1.0
+    assert time.process_time() - started < 1.0
     assert bounds == reference_split(text)
