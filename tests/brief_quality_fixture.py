@@ -2,7 +2,7 @@
 
 ``python tests/brief_quality_fixture.py`` rewrites the fixture's ``evidence/import.json``, its two
 briefs and ``source_registry.yaml``; then ``citations store init`` + ``citations store import``
-build ``evidence/store.sqlite``. tests/test_brief_quality.py proves the committed files are what this
+build ``evidence/store.sqlite``. tests/kinds/briefs/test_brief_quality.py proves the committed files are what this
 builds from the real data. Every document of the payloads is imported as published; the seeded
 brief adds one document of its own (a Tier 3 source, marked ``seeded`` in its title) and a
 re-chunking of the Reuters article that lets one publisher dominate its evidence pack.

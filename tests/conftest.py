@@ -6,7 +6,10 @@ import pytest
 TESTS = Path(__file__).resolve().parent
 PROJECT = TESTS.parent
 REALDATA = PROJECT.parent / "shared" / "realdata"
-sys.path.insert(0, str(TESTS))
+# Tests live in folders that mirror the package; their shared helpers (url_records, memory_repo...)
+# and the test modules whose helpers others import are found from any of them.
+TEST_FOLDERS = [TESTS, *sorted({path.parent for path in TESTS.rglob("test_*.py")} - {TESTS})]
+sys.path[:0] = [str(folder) for folder in TEST_FOLDERS]
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from pytest_citations.core.jsonlines import nesting_depth
 
 # ruamel.yaml is imported by _import_ruamel() when the first YAML text is read, not with this
 # module: every kind's module imports this one at start-up, and a run that reads no YAML must not
-# pay for ruamel.yaml (tests/test_lazy_imports.py). Until then these names are None.
+# pay for ruamel.yaml (tests/frontends/test_lazy_imports.py). Until then these names are None.
 YAML: Any = None
 MarkedYAMLError: Any = None
 ReaderError: Any = None

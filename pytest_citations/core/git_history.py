@@ -276,7 +276,7 @@ def _git_at(git_dir: Path, args: list[str], budget: _Budget) -> bytes | None:
 def _run(command: list[str], folder: Path, budget: _Budget, stdin: bytes | None = None,
          environment: dict[str, str] | None = None) -> bytes | None:
     # subprocess and shutil are imported when git is run, not with this module, which the
-    # code-tuples kind imports at start-up (tests/test_lazy_imports.py)
+    # code-tuples kind imports at start-up (tests/frontends/test_lazy_imports.py)
     import subprocess
 
     left = budget.left()

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from pytest_citations.run.checking import CheckOutcome, CheckRequest
 
 # Only what building the parser needs is imported here: each command imports what it runs, so that
-# `citations check` on one file loads no more than its kinds need (tests/test_lazy_imports.py).
+# `citations check` on one file loads no more than its kinds need (tests/frontends/test_lazy_imports.py).
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 INTERNAL_ERROR = "C006"

@@ -90,7 +90,7 @@ def check(tasks: list[Task], jobs: int, advance: Callable[[str], None]) -> list[
             results.append(run_task(task))
             advance(task.shown)
         return results
-    import multiprocessing  # here, not at the top: most runs are -j 1 (tests/test_lazy_imports.py)
+    import multiprocessing  # here, not at the top: most runs are -j 1 (tests/frontends/test_lazy_imports.py)
 
     from pytest_citations.run.cache import diagnostic_from_json
 

@@ -1,7 +1,7 @@
 '''The brief rules' documentation: the layout of their docstrings (:func:`_doc`: *What it does*,
 *Why is this bad?*, *Example* with Bad and Good, *Fix*) and the files their runnable examples are
 made of (a brief, its sidecar, the source registry, the evidence store and pack), which
-tests/test_rule_examples.py runs and docs/rules.md shows.'''
+tests/frontends/test_rule_examples.py runs and docs/rules.md shows.'''
 
 from __future__ import annotations
 

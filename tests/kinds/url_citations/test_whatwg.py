@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from conftest import REALDATA
 from pytest_citations.kinds.url_citations.urls import NotAbsoluteURL, normalize_spec, normalize_url
 from pytest_citations.kinds.url_citations.whatwg import normalize_whatwg, whatwg_normalizations
 
-REALDATA = Path(__file__).resolve().parents[2] / "shared" / "realdata"
 NORMALIZE_FIXTURES = REALDATA / "pai-opencode/.opencode/tests/fixtures/citations/phase04/normalize"
 
 CASES = [

@@ -174,7 +174,7 @@ def repo(tmp_path):
 
 @pytest.fixture
 def moved_line_fix_only(monkeypatch):
-    """Leave out the verification stamps ``--fix`` also writes (tests/test_memory_refresh.py covers
+    """Leave out the verification stamps ``--fix`` also writes (tests/kinds/memories/test_memory_refresh.py covers
     them), so the moved-line fix is seen on its own."""
     monkeypatch.setattr(Memories, "refresh", None, raising=False)
 

@@ -2,7 +2,7 @@
 recorded in ``tests/reports/``: a change of structure that changes what a user sees fails here.
 
 A deliberate change of output is recorded again with ``CITATIONS_RECORD_REPORTS=1 pytest
-tests/test_reports_unchanged.py``; the diff of ``tests/reports/`` is then part of the change.
+tests/frontends/test_reports_unchanged.py``; the diff of ``tests/reports/`` is then part of the change.
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PROJECT
+from conftest import PROJECT, TESTS
 from pytest_citations.frontends import cli
 
 FIXTURES = PROJECT / "fixtures"
-RECORDED = Path(__file__).parent / "reports"
+RECORDED = TESTS / "reports"
 RECORD = os.environ.get("CITATIONS_RECORD_REPORTS") == "1"
 REPOSITORIES = sorted(path.name for path in FIXTURES.iterdir() if (path / "pyproject.toml").is_file())
 FORMATS = ("text", "json", "github", "sarif", "junit")

@@ -23,14 +23,14 @@ from pathlib import Path
 # unloads what an in-process run imported: imported here once, it is not paid for per run.
 import hypothesis  # noqa: F401
 import pytest
+from test_plugin import needs_xdist, record
 
 from pytest_citations.engine import Engine
 from pytest_citations.kinds.url_citations.urls import cid_for
 from pytest_citations.run import cache as cache_module
-from test_plugin import needs_xdist, record
 
 # These tests prove the cache answered by damaging it: the record of the last run, which answers
-# before the cache is opened, stays out (tests/test_plugin_record.py tests it).
+# before the cache is opened, stays out (tests/frontends/test_plugin_record.py tests it).
 pytestmark = pytest.mark.usefixtures("without_replay")
 
 ALPHA = ".serena/memories/alpha.md"

@@ -26,6 +26,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from test_fix_preservation import FIXERS
 
 from conftest import PROJECT
 from pytest_citations.core import sources
@@ -34,7 +35,6 @@ from pytest_citations.frontends.cli import main
 from pytest_citations.frontends.reporters import FORMATS
 from pytest_citations.run import fix as fix_module
 from pytest_citations.run.cache import write_document
-from test_fix_preservation import FIXERS
 
 SURROGATE_MEMORY = '---\nid: k\ncitations:\n  - path: "\\ud800"\n---\n# k\n'
 NOT_UTF8_NAME = b"m\xff.md"

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from test_code_tuples import APP_V1, APP_V2, _commit, _git, _h
 
 from conftest import PROJECT
 from pytest_citations.engine import Engine
@@ -28,7 +29,6 @@ from pytest_citations.kinds.ear_ids.model import KIND as EAR_IDS
 from pytest_citations.kinds.memories import refresh as memory_refresh
 from pytest_citations.kinds.url_citations.urls import cid_for
 from pytest_citations.run import fix as fix_module
-from test_code_tuples import APP_V1, APP_V2, _commit, _git, _h
 
 NOW = "2026-11-22T10:00:00Z"
 EAR_BASE = "https://ear.example.org/resource/ear/section/"

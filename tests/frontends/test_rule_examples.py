@@ -9,7 +9,7 @@ from rule_examples import build, examples
 
 _, REGISTRY = load_plugins()
 SECTIONS = ("## What it does", "## Why is this bad?", "## Example", "## Fix")
-# Rules that no input file can trigger on its own; tests/test_hookspecs.py exercises them
+# Rules that no input file can trigger on its own; tests/frontends/test_hookspecs.py exercises them
 # through a deliberately broken plugin rule.
 WITHOUT_RUNNABLE_EXAMPLE = {"C006": "a bug in a rule"}
 

@@ -360,6 +360,9 @@ def test_a_cache_dir_pytest_is_given_on_the_command_line_is_used(pytester, tmp_p
 
 HOSTILE = ["a symlink to /dev/zero", "a FIFO", "a sparse file past the size cap"]
 
+# A process started by a large one (a test worker late in the suite) inherits its peak memory as
+# its own (Linux keeps it across exec): the measured run is started by a small process instead.
+FROM_A_SMALL_PARENT = "import subprocess, sys; sys.exit(subprocess.run(sys.argv[1:]).returncode)"
 RUN_AND_MEASURE = """
 import resource, sys, time
 from pytest_citations.frontends.cli import main
@@ -397,8 +400,9 @@ def test_a_cache_file_that_is_no_regular_file_is_never_read(repo, capsys, how):
     names.append(f"delta-{base[len('results-'):-len('.json')]}-{time.time_ns():020d}-1.json")
     for name in names:
         make_hostile(folder / name, how)
-    done = subprocess.run([sys.executable, "-c", RUN_AND_MEASURE, str(repo)], capture_output=True, text=True,
-                          timeout=60, preexec_fn=limit_memory, env={**os.environ, "PYTHONHASHSEED": "0"})
+    done = subprocess.run([sys.executable, "-c", FROM_A_SMALL_PARENT, sys.executable, "-c", RUN_AND_MEASURE, str(repo)],
+                          capture_output=True, text=True, timeout=60, preexec_fn=limit_memory,
+                          env={**os.environ, "PYTHONHASHSEED": "0"})
     code, seconds, peak_kib = done.stderr.strip().splitlines()[-1].split()
     assert int(code) == 1 and sorted((d["path"], d["code"]) for d in json.loads(done.stdout)["diagnostics"]) == FINDINGS
     assert float(seconds) < 5 and int(peak_kib) < 200 * 1024

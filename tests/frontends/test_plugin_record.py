@@ -16,10 +16,10 @@ from pathlib import Path
 # unloads what an in-process run imported: imported here once, it is not paid for per run.
 import hypothesis  # noqa: F401
 import pytest
-
-from pytest_citations.run import cache
 from test_plugin import needs_xdist
 from test_replay import MANY, make_repo, write_memory
+
+from pytest_citations.run import cache
 
 RECORDS = Path(".pytest_cache", "d", "citations")
 

@@ -19,12 +19,13 @@ from pathlib import Path
 import hypothesis  # noqa: F401
 import pytest
 
+from conftest import PROJECT
 from pytest_citations.engine import Engine
 from pytest_citations.frontends.reporters.text import format_diagnostic
 from pytest_citations.kinds.url_citations.urls import cid_for, normalize_url
 
 needs_xdist = pytest.mark.skipif(importlib.util.find_spec("xdist") is None, reason="pytest-xdist is not installed")
-EXAMPLE_REPO = Path(__file__).resolve().parent.parent / "fixtures" / "example-repo"
+EXAMPLE_REPO = PROJECT / "fixtures" / "example-repo"
 NO_TRACEBACK = ("Traceback", "def runtest", "raise CitationsFailure", "CitationsFailure:", "plugin.py")
 
 

@@ -53,7 +53,7 @@ BLOCK_BULLETS = [
     ("- <p>Markets fell 2%. [1]</p>", [(2, 1, "Markets fell 2%. [1]", [(1, 2, 23)])]),
     ("- <div>\n  Markets fell 2%. [1]\n  </div>", [(2, 1, "Markets fell 2%. [1]", [(1, 3, 20)])]),
     ('- <div title="Rates [9]">Markets fell 2%.</div> [1]', [(2, 1, "Markets fell 2%. [1]", [(1, 2, 49)])]),
-    ("- <script>x</script>", [(2, 1, "", [])]),  # a script's text is never shown (nor code's: tests/test_brief_recognition.py)
+    ("- <script>x</script>", [(2, 1, "", [])]),  # a script's text is never shown (nor code's: tests/kinds/briefs/test_brief_recognition.py)
     # an HTML comment before the words (an HTML block of CommonMark's kind 2)
     ("- <!-- note --> Markets fell 2%.", [(2, 1, "Markets fell 2%.", [])]),
     ("- <!-- note [7] --> Markets fell 2%. [1]", [(2, 1, "Markets fell 2%. [1]", [(1, 2, 38)])]),

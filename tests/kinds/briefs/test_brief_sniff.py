@@ -2,7 +2,7 @@
 sniff window (a whole file), it claims exactly the heads :func:`briefs.looks_like_brief` claims, on
 the fixtures, the hostile corpus, real repositories' Markdown, heads made to trip casefolding
 (``ſ``, the Kelvin sign, ligatures, ``ß``, dotted ``İ``) and generated ones. (A head that fills the
-window may open a longer brief: tests/test_brief_verdicts.py.)"""
+window may open a longer brief: tests/kinds/briefs/test_brief_verdicts.py.)"""
 
 from __future__ import annotations
 

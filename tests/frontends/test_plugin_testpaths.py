@@ -16,10 +16,10 @@ from pathlib import Path
 # unloads what an in-process run imported: imported here once, it is not paid for per run.
 import hypothesis  # noqa: F401
 import pytest
+from test_plugin import Run, needs_xdist
 
 from frontends import DIAGNOSTIC_LINE
 from pytest_citations.frontends.cli import main
-from test_plugin import Run, needs_xdist
 
 ORDINARY_TEST = "def test_ordinary():\n    pass\n"
 MISSING_SOURCE = "---\ncitations:\n  - path: src/missing.py\n---\n# Auth\n"

@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from conftest import PROJECT, TESTS
 from test_changed_only import MEMORIES, WARM_OR_NOT, git, write_memory
+
+from conftest import PROJECT, TEST_FOLDERS
 
 # What pre-commit hands a hook, as it lists them: the staged files, deletions left out (pre-commit's
 # own filter), or with --all-files every tracked file.
@@ -222,7 +222,7 @@ def test_git_commit_with_the_hook_installed_refuses_a_commit_that_deletes_a_cite
     script = repo.parent / "run_hook.py"
     script.write_text(
         "import sys\n"
-        f"sys.path[:0] = [{str(TESTS)!r}]\n"
+        f"sys.path[:0] = {[str(folder) for folder in TEST_FOLDERS]!r}\n"
         "from pathlib import Path\n"
         "from test_precommit_hook import exit_status, run_hook\n"
         "result = run_hook(Path.cwd())\n"
