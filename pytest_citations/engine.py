@@ -7,17 +7,18 @@ import itertools
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from pytest_citations.contexts import FileContext
 from pytest_citations.core import globs, sources, suppressions
 from pytest_citations.core.config import Config, has_settings, load_config
 from pytest_citations.core.decisions import Decisions
-from pytest_citations.core.diagnostics import Diagnostic, clipped, sorted_diagnostics, window_bounds
+from pytest_citations.core.diagnostics import Diagnostic, sorted_diagnostics
 from pytest_citations.core.suppressions import INTERNAL_ERROR
 from pytest_citations.hookspecs import plugin_manager
-from pytest_citations.kinds import Kind, Reported
+from pytest_citations.rule_runner import RuleRunner
 from pytest_citations.rules import Finding, Rule, RuleRegistry
 from pytest_citations.run import dependencies
 
@@ -30,51 +31,6 @@ KEPT_PER_CODE = 200  # diagnostics of one code a file keeps; a C009 counts the o
 # but its head decides (by_content_only), and a head that cannot be read or is not UTF-8 is
 # claimed, for the read to say why.
 _INCLUDED, _SNIFFED, _CONTENT_DECIDES = 0, 1, 2
-
-
-class FileContext:
-    """One artifact file being checked: where it is, its kind's settings, and its text."""
-
-    def __init__(self, engine: Engine, rel: str, kind: Kind, source: sources.Source | None = None):
-        self.engine = engine
-        self.root = engine.config.root
-        self.rel = rel
-        self.kind = kind
-        self.kind_options = engine.config.kinds[kind.name].options
-        self.max_file_size = engine.config.max_file_size
-        self.source = source
-        self.directives: list[suppressions.Directive] = []
-
-    def lines(self) -> Iterator[sources.Line]:
-        if self.source is not None:
-            return self.source.lines()
-        return sources.iter_lines(self.root, self.rel, self.max_file_size)
-
-    def full_text(self) -> str:
-        if self.source is None:
-            self.source = sources.read_source(self.root, self.rel, self.max_file_size)
-        return self.source.text
-
-
-@dataclass
-class RuleContext:
-    """What a check sees: its file, its options, and scratch state kept across the file's units."""
-
-    file: FileContext
-    options: dict[str, Any]
-    state: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def root(self) -> Path:
-        return self.file.root
-
-    @property
-    def rel(self) -> str:
-        return self.file.rel
-
-    @property
-    def kind_options(self) -> dict[str, Any]:
-        return self.file.kind_options
 
 
 @dataclass(frozen=True)
@@ -114,6 +70,7 @@ class Engine:
         self.kinds = kinds
         self.registry = registry
         self.decisions = Decisions(config, baseline)  # what is shown
+        self.runner = RuleRunner(config, registry, self.decisions)
         self.display_prefix = display_prefix
         self.caching = False  # whether results are cached (see enable_cache)
         self.cache_folder: Path | None = None  # where; None: in memory, for this run only
@@ -125,7 +82,6 @@ class Engine:
         # (folder, excludes) -> (artifacts with their kinds, nested roots, every file found), once per run
         self._walks: dict[tuple, tuple[list, list[str], list[str]]] = {}
         self._kind_matchers: tuple | None = None
-        self._enabled: dict[tuple, list[Rule]] = {}  # (kind, select, ignore) -> enabled_rules
         self._folders: dict[str, str | None] = {}  # folder -> its root-relative prefix, None outside
         self.nested_engines: list[Engine] = []  # the nested roots checked from here (shares one list)
         # claims the files of a walk ahead of it, in worker processes (citations check -j; parallel.py)
@@ -204,8 +160,14 @@ class Engine:
             dependencies.merge(entry[1])
         return entry[0]
 
+    @property
+    def indexes(self) -> dependencies.RunWideIndexes:
+        """The run-wide indexes the plugins declared (the ``citations_indexes`` hook), which the
+        rule registry carries from :func:`load_plugins`."""
+        return self.registry.indexes
+
     def index(self, name: str, build):
-        """A run-wide index (see :func:`dependencies.run_index`): built once per run; a check
+        """A run-wide index (see :class:`dependencies.RunWideIndex`): built once per run; a check
         that uses it depends on its value, not on the files it was built from."""
         dependencies.note_index(name)
         entry = self._memos.get(("index", name))
@@ -220,12 +182,12 @@ class Engine:
         from one share per file, kept in the cache with its files' hashes."""
         digest = self._index_digests.get(name)
         if digest is None:
-            builder = dependencies.INDEXES.get(name)
-            shares = dependencies.SHARED.get(name)
+            declared = self.indexes.get(name)
+            shares = None if declared is None else declared.shares
             cache = self.cache
 
             def compute() -> str:
-                return dependencies.digest(builder(self) if builder is not None else None)
+                return dependencies.digest(declared(self) if declared is not None else None)
 
             if shares is None or cache is None:
                 digest = compute()
@@ -335,13 +297,13 @@ class Engine:
         without the paths it cannot tell of) makes an index built from one share per file exact:
         it counts as changed only when a changed path's share then and now differ (an edit below a
         memory's front matter changes no id and no link)."""
-        listed = dependencies.INDEX_SOURCES.get(name)
-        if listed is None or not changed:
+        declared = self.indexes.get(name)
+        if declared is None or declared.sources is None or not changed:
             return False
-        kind = dependencies.INDEX_KINDS.get(name)
-        files = set(listed(self) if sources is None else sources)
+        kind = declared.kind
+        files = set(declared.sources(self) if sources is None else sources)
         candidates = [rel for rel in changed if rel in files or self._path_claimed_by(kind, rel)]
-        shares = dependencies.SHARED.get(name)
+        shares = declared.shares
         if not candidates or earlier is None or shares is None or shares.share_of_text is None:
             return bool(candidates)
         texts = earlier(candidates)
@@ -524,17 +486,19 @@ class Engine:
 
     def outside_root(self, shown: str) -> list[Diagnostic]:
         finding = Finding(f"path is outside the repository root {self.config.root.as_posix()}")
-        diagnostic = self._diagnostic("C008", finding, shown)
+        diagnostic = self.runner.diagnostic("C008", finding, shown)
         return [diagnostic] if diagnostic else []
 
-    def check_file(self, rel: str, kinds: tuple, source: sources.Source | None = None) -> list[Diagnostic]:
+    def check_file(self, rel: str, kinds: tuple, source: sources.Source | None = None,
+                   units: list[Any] | None = None) -> list[Diagnostic]:
         """All diagnostics for one file from each of its kinds, after suppressions, per-file
         ignores and the baseline; from the cache when nothing the last check read has changed
-        (never for a ``source`` given in memory, which is what ``--fix`` checks)."""
-        cache = self.cache if source is None else None
+        (never for a ``source`` given in memory, which is what ``--fix`` checks, nor when the units
+        the kinds read are asked for in ``units``)."""
+        cache = self.cache if source is None and units is None else None
         found: list[Diagnostic] | None
         if cache is None:
-            found = self._check_file(rel, kinds, source)
+            found = self._check_file(rel, kinds, source, units)
         else:
             names = [kind.name for kind in kinds]
             found = cache.lookup(rel, names, self.index_digest)
@@ -547,7 +511,8 @@ class Engine:
             found = [dataclasses.replace(d, path=self.display_prefix + d.path) for d in found]
         return self.decisions.after_baseline(found)
 
-    def _check_file(self, rel: str, kinds: tuple, source: sources.Source | None) -> list[Diagnostic]:
+    def _check_file(self, rel: str, kinds: tuple, source: sources.Source | None,
+                    units: list[Any] | None = None) -> list[Diagnostic]:
         """The file's diagnostics from each of its kinds, after suppressions and per-file
         ignores, at most :data:`KEPT_PER_CODE` of each code (a C009 counts the others).
 
@@ -557,7 +522,7 @@ class Engine:
         runs = []
         for kind in kinds:
             ctx = FileContext(self, rel, kind, source)
-            run = self._run_rules(ctx)
+            run = self.runner.diagnostics(ctx, units)
             runs.append((ctx, itertools.chain([first] if (first := next(run, None)) else [], run)))
             source = ctx.source  # read once, whichever kind read it first
         # Two Markdown kinds of one file read the same comments: each directive counts once.
@@ -573,7 +538,7 @@ class Engine:
                 "an internal error cannot be suppressed" if code == INTERNAL_ERROR else
                 f"no {code} diagnostic on this " + ("file" if directive.action == "disable-file" else "line")
             )
-            unused = self._diagnostic("C007", Finding(message, directive.line, directive.col), rel, source)
+            unused = self.runner.diagnostic("C007", Finding(message, directive.line, directive.col), rel, source)
             if unused and not unused.code.startswith(self.decisions.ignored_in(rel)):
                 found.add(unused)
         return found.diagnostics(self._not_kept)
@@ -588,96 +553,6 @@ class Engine:
         return Diagnostic(item.code, item.name, first.severity, message, first.path, first.line, first.col,
                           context=first.context, context_start=first.context_start)
 
-    def enabled_rules(self, kind: Any) -> list[Rule]:
-        """The record rules of ``kind`` that the selection enables, worked out once per kind and
-        selection rather than once per file."""
-        key = (kind.name, tuple(self.config.select), tuple(self.config.ignore))
-        found = self._enabled.get(key)
-        if found is None:
-            found = self._enabled[key] = [
-                r for r in self.registry.for_kind(kind.name, "record") if self.decisions.selects(r.code)
-            ]
-        return found
-
-    def _run_rules(self, ctx: FileContext) -> Iterator[Diagnostic]:
-        # (rule, its check, its context) per enabled rule; a rule that crashes leaves the list
-        running = [
-            # (a record rule always has a check; only engine rules have none)
-            (r, cast("Callable[..., Iterable[Finding]]", r.check),
-             RuleContext(ctx, self.config.rule_options.get(r.code, {})))
-            for r in self.enabled_rules(ctx.kind)
-        ]
-        # A kind may tell in one call that none of its running rules reports anything for a unit
-        # (``quick_pass(unit, {code: rule context})``); for any other unit the rules run one by one.
-        quick_pass = getattr(ctx.kind, "quick_pass", None)
-        contexts = {item.code: rule_ctx for item, _, rule_ctx in running}
-        try:
-            for unit in ctx.kind.units(ctx):
-                if isinstance(unit, Reported):
-                    diagnostic = self._diagnostic(unit.code, unit.finding, ctx.rel, ctx.source)
-                    if diagnostic:
-                        yield diagnostic
-                    continue
-                if quick_pass is not None:
-                    try:
-                        if quick_pass(unit, contexts):
-                            continue
-                    except Exception:  # said nothing: the rules run one by one, a crash reported as its rule's
-                        pass
-                crashed = None
-                for entry in running:
-                    item, check, rule_ctx = entry
-                    try:
-                        found = check(unit, rule_ctx)
-                        if found:
-                            for finding in found:
-                                yield self._make(item, finding, ctx.rel, ctx.source)
-                    except Exception as exc:  # a rule's bug must not stop the run
-                        crashed = [*(crashed or ()), entry]
-                        message = f"internal error in rule {item.code} ({item.name}): {type(exc).__name__}: {clipped(str(exc))}"
-                        diagnostic = self._diagnostic("C006", Finding(message, unit.line), ctx.rel)
-                        if diagnostic:
-                            yield diagnostic
-                if crashed:
-                    running = [entry for entry in running if entry not in crashed]
-                    contexts = {item.code: rule_ctx for item, _, rule_ctx in running}
-        except sources.SourceError as error:
-            diagnostic = self._diagnostic(error.code, Finding(error.message, error.line, error.col), ctx.rel)
-            if diagnostic:
-                yield diagnostic
-        except Exception as exc:  # a parser's bug must not stop the run
-            message = f"internal error in kind {ctx.kind.name}: {type(exc).__name__}: {clipped(str(exc))}"
-            diagnostic = self._diagnostic("C006", Finding(message), ctx.rel)
-            if diagnostic:
-                yield diagnostic
-
-    def _diagnostic(self, code: str, finding: Finding, path: str, source: sources.Source | None = None) -> Diagnostic | None:
-        item = self.registry.get(code)
-        if item is None:
-            raise LookupError(f"no rule is registered under {code}")
-        if not self.decisions.reports(code):
-            return None
-        return self._make(item, finding, path, source)
-
-    @staticmethod
-    def _make(item: Rule, finding: Finding, path: str, source: sources.Source | None = None) -> Diagnostic:
-        """The diagnostic of ``finding``; its context is the line the finding gives, or a window
-        of its line in ``source`` (the file's text, when it is in memory)."""
-        context, start = finding.context, 0
-        if context is None and source is not None:
-            context, start = _line_window(source, finding.line, finding.col)
-        return Diagnostic(
-            code=item.code,
-            name=item.name,
-            severity=item.severity,
-            message=finding.message,
-            path=path,
-            line=finding.line,
-            col=finding.col,
-            fix=finding.fix,
-            context=context,
-            context_start=start,
-        )
 
 
 def _unreadable(head: str | None) -> bool:
@@ -766,18 +641,6 @@ def report_of(tasks: list[Task], results: list[list[Diagnostic]]) -> Report:
     return Report(sorted_diagnostics(d for found in results for d in found), [task.shown for task in tasks])
 
 
-def _line_window(source: sources.Source, line: int, col: int) -> tuple[str, int]:
-    """The window of line ``line`` of ``source`` that a diagnostic at ``col`` keeps, and where it
-    starts in the line (see :func:`diagnostics.context_window`); cut from the text without
-    copying the whole line, which may be megabytes long and hold thousands of findings."""
-    starts = source.line_starts
-    if not 1 <= line <= len(starts):
-        return "", 0
-    begin = starts[line - 1]
-    end = starts[line] if line < len(starts) else len(source.text)
-    start, stop = window_bounds(col, end - begin)
-    window = source.text[begin + start : begin + stop]
-    return (window.rstrip("\r\n") if begin + stop == end else window), start
 
 
 
@@ -814,10 +677,12 @@ class _Bounded:
 
 
 def load_plugins(manager=None) -> tuple[list, RuleRegistry]:
-    """Kinds and rules from the built-ins and every installed plugin."""
+    """Kinds and rules from the built-ins and every installed plugin; the registry carries the
+    run-wide indexes they declare too."""
     manager = manager or plugin_manager()
     kinds = [kind for group in manager.hook.citations_kinds() for kind in group]
-    registry = RuleRegistry(item for group in manager.hook.citations_rules() for item in group)
+    registry = RuleRegistry((item for group in manager.hook.citations_rules() for item in group),
+                            (index for group in manager.hook.citations_indexes() for index in group))
     names = [kind.name for kind in kinds]
     if len(names) != len(set(names)):
         raise ValueError(f"a kind name is declared twice: {sorted(names)}")

@@ -1,4 +1,4 @@
-"""Hooks through which other packages add kinds and rules.
+"""Hooks through which other packages add kinds, rules and run-wide indexes.
 
 A package adds itself under the entry-point group ``pytest_citations`` with a module (or object)
 that implements any of these hooks, marked with :data:`hookimpl`.
@@ -28,6 +28,12 @@ def citations_rules() -> list:  # type: ignore[empty-body]  # a specification: s
     """Return :class:`pytest_citations.rules.Rule` objects, declared with ``@rule``."""
 
 
+@hookspec
+def citations_indexes() -> list:  # type: ignore[empty-body]  # a specification: see above
+    """Return :class:`pytest_citations.run.dependencies.RunWideIndex` objects, declared with
+    ``@run_index`` or ``@run_index_of_shares``: the run-wide indexes the checks of a kind consult."""
+
+
 class _Builtin:
     @hookimpl
     def citations_kinds(self) -> list:
@@ -40,6 +46,12 @@ class _Builtin:
         from pytest_citations.builtins import builtin_rules
 
         return builtin_rules()
+
+    @hookimpl
+    def citations_indexes(self) -> list:
+        from pytest_citations.builtins import builtin_indexes
+
+        return builtin_indexes()
 
 
 def plugin_manager(load_entry_points: bool = True) -> pluggy.PluginManager:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from pytest_citations.rules import Finding
 
 if TYPE_CHECKING:
-    from pytest_citations.engine import FileContext
+    from pytest_citations.contexts import FileContext
     from pytest_citations.rules import Option
 
 
@@ -38,7 +38,7 @@ class Kind(Protocol):
     - ``sniff_file(rel, head) -> bool``, asked instead of ``sniff(head)`` by a kind that weighs a
       file's content by where it is (less evidence at the spec's own path than anywhere else);
     - ``quick_pass(unit, contexts) -> bool``: true when none of the running rules (``contexts``:
-      code -> :class:`~pytest_citations.engine.RuleContext`) reports anything on ``unit``, so the
+      code -> :class:`~pytest_citations.contexts.RuleContext`) reports anything on ``unit``, so the
       engine skips calling them one by one; false or an exception, and they run one by one.
 
     The engine only reads the four data members, so a kind may hold them as plain class attributes

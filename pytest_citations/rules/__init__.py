@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_citations.core.diagnostics import Fix, Severity, quoted
+from pytest_citations.run.dependencies import RunWideIndex, RunWideIndexes
 
 CODE_PATTERN = re.compile(r"^[A-Z][0-9]{3}$")
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
@@ -156,9 +157,11 @@ def rules_in_module(module: Any) -> Iterator[Rule]:
 
 
 class RuleRegistry:
-    """Rules by code; a duplicate code or name is a programming error, raised at start-up."""
+    """Rules by code; a duplicate code or name is a programming error, raised at start-up. It also
+    carries the run-wide indexes the plugins declared (``indexes``), which the rules consult."""
 
-    def __init__(self, rules: Iterable[Rule] = ()) -> None:
+    def __init__(self, rules: Iterable[Rule] = (), indexes: Iterable[RunWideIndex] = ()) -> None:
+        self.indexes = RunWideIndexes(indexes)
         self._by_code: dict[str, Rule] = {}
         self._by_name: dict[str, Rule] = {}
         for item in rules:

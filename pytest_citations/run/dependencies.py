@@ -8,8 +8,10 @@ up and found missing is noted too (a file that appears later changes the result)
 Run-wide indexes (every memory's id, every corpus doc_id) are built from many files once per
 run. A result that consulted one depends on the index's *value*, not on each file it was built
 from, so that editing the body of one memory does not invalidate every other memory: such a
-dependency is noted by name, and its builder is registered here with :func:`run_index` so that a
-later run can rebuild the index and compare digests.
+dependency is noted by name. Its builder is declared with :func:`run_index`, which makes a
+:class:`RunWideIndex`; the plugin manager collects the declarations (the ``citations_indexes``
+hook) and the engine finds them by name in :class:`RunWideIndexes`, so that a later run can
+rebuild the index and compare digests.
 
 Every file read is noted too, with its :func:`stat_signature` taken before the read: the result
 cache keys a result by the hashes of what it read, and a file that changed between the check's
@@ -23,24 +25,13 @@ import contextvars
 import functools
 import hashlib
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 _active: contextvars.ContextVar[Recorder | None] = contextvars.ContextVar("citations_recorder", default=None)
-
-# index name -> builder(engine) -> value, and the kind whose checks use it; filled by @run_index
-INDEXES: dict[str, Callable[[Any], Any]] = {}
-INDEX_KINDS: dict[str, str] = {}
-# index name -> sources(engine): the root-relative files it is built from (for --since)
-INDEX_SOURCES: dict[str, Callable[[Any], list[str]]] = {}
-# names of the indexes built from no file, cheap enough to build again: a record of a run keeps
-# their digests and a re-run compares them (see pytest_citations.run.replay)
-CHECKED_BY_VALUE: set[str] = set()
-# index name -> how it is built from one share per file; filled by @run_index_of_shares
-SHARED: dict[str, Shares] = {}
 
 
 def stat_signature(info: os.stat_result) -> list[int]:
@@ -115,32 +106,6 @@ def merge(recorded: Recorder) -> None:
         recorder.merge(recorded)
 
 
-def run_index(name: str, kind: str, sources: Callable[[Any], list[str]] | None = None, checked_by_value: bool = False):
-    """Register ``builder(engine)`` as the run-wide index ``name``, used by checks of ``kind``;
-    calling the decorated function returns the run's one value of it and notes the dependency.
-
-    ``sources(engine)`` lists the files of the work tree the index is built from: a change to one
-    of them selects, under ``--since`` and ``--affected-by``, every artifact that consulted the
-    index (see :mod:`pytest_citations.run.selection`). An index built from none (the commit checked
-    out) gives none; ``checked_by_value`` says it is cheap to build again, which a record of a run
-    then does to learn whether it changed."""
-
-    def decorate(builder: Callable[[Any], Any]) -> Callable[[Any], Any]:
-        @functools.wraps(builder)
-        def index(engine):
-            return engine.index(name, lambda: builder(engine))
-
-        INDEXES[name] = index
-        INDEX_KINDS[name] = kind
-        if sources is not None:
-            INDEX_SOURCES[name] = sources
-        if checked_by_value:
-            CHECKED_BY_VALUE.add(name)
-        return index
-
-    return decorate
-
-
 @dataclass(frozen=True)
 class Shares:
     """An index built from one share per file: ``files(engine)`` lists the files, in order;
@@ -159,21 +124,78 @@ class Shares:
         return self.combine(engine, {rel: self.share(engine, rel) for rel in self.files(engine)})
 
 
-def run_index_of_shares(name: str, kind: str, files: Callable[[Any], list[str]], share: Callable[[Any, str], Any],
-                        share_of_text: Callable[[str, str], Any] | None = None):
-    """:func:`run_index` for an index that ``combine(engine, shares)`` builds from one share per
-    file (see :class:`Shares`); calling the decorated function returns the run's one value."""
+@dataclass(frozen=True)
+class RunWideIndex:
+    """The declaration of the run-wide index ``name``, which ``build(engine)`` builds and checks of
+    ``kind`` consult: calling it returns the run's one value of it and notes the dependency.
 
-    def decorate(combine: Callable[[Any, dict[str, Any]], Any]) -> Callable[[Any], Any]:
-        shares = SHARED[name] = Shares(files, share, combine, share_of_text)
+    ``sources(engine)`` lists the files of the work tree it is built from (None: from no file);
+    ``checked_by_value`` says that an index built from no file is cheap to build again; ``shares``
+    is how an index built from one share per file is built (see :class:`Shares`)."""
+
+    name: str
+    kind: str
+    build: Callable[[Any], Any]
+    sources: Callable[[Any], list[str]] | None = None
+    checked_by_value: bool = False
+    shares: Shares | None = None
+
+    def __call__(self, engine) -> Any:
+        return engine.index(self.name, lambda: self.build(engine))
+
+
+class RunWideIndexes:
+    """The run-wide indexes the plugins declared, by name; a name declared twice is a programming
+    error, raised at start-up."""
+
+    def __init__(self, indexes: Iterable[RunWideIndex] = ()) -> None:
+        self._by_name: dict[str, RunWideIndex] = {}
+        for index in indexes:
+            if index.name in self._by_name:
+                raise ValueError(f"run-wide index {index.name} is declared twice")
+            self._by_name[index.name] = index
+
+    def __iter__(self) -> Iterator[RunWideIndex]:
+        return iter(self._by_name.values())
+
+    def get(self, name: str) -> RunWideIndex | None:
+        return self._by_name.get(name)
+
+
+def run_index(name: str, kind: str, sources: Callable[[Any], list[str]] | None = None,
+              checked_by_value: bool = False) -> Callable[[Callable[[Any], Any]], RunWideIndex]:
+    """Declare ``builder(engine)`` as the run-wide index ``name``, used by checks of ``kind``: the
+    decorated function becomes a :class:`RunWideIndex`, which a ``citations_indexes`` hook returns
+    (the built-in kinds' ``model.py`` hold theirs: see :mod:`pytest_citations.builtins`).
+
+    ``sources(engine)`` lists the files of the work tree the index is built from: a change to one
+    of them selects, under ``--since`` and ``--affected-by``, every artifact that consulted the
+    index (see :mod:`pytest_citations.run.selection`). An index built from none (the commit checked
+    out) gives none; ``checked_by_value`` says it is cheap to build again, which a record of a run
+    then does to learn whether it changed."""
+
+    def declare(builder: Callable[[Any], Any]) -> RunWideIndex:
+        return RunWideIndex(name, kind, builder, sources, checked_by_value)
+
+    return declare
+
+
+def run_index_of_shares(name: str, kind: str, files: Callable[[Any], list[str]], share: Callable[[Any, str], Any],
+                        share_of_text: Callable[[str, str], Any] | None = None
+                        ) -> Callable[[Callable[[Any, dict[str, Any]], Any]], RunWideIndex]:
+    """:func:`run_index` for an index that ``combine(engine, shares)`` builds from one share per
+    file (see :class:`Shares`)."""
+
+    def declare(combine: Callable[[Any, dict[str, Any]], Any]) -> RunWideIndex:
+        shares = Shares(files, share, combine, share_of_text)
 
         @functools.wraps(combine)
-        def build(engine):
+        def build(engine) -> Any:
             return shares.build(engine)
 
-        return run_index(name, kind, sources=files)(build)
+        return RunWideIndex(name, kind, build, sources=files, shares=shares)
 
-    return decorate
+    return declare
 
 
 def digest(value: Any) -> str:

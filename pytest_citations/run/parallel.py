@@ -23,7 +23,7 @@ from typing import Any
 
 from pytest_citations.core.diagnostics import Diagnostic
 from pytest_citations.engine import Task, run_task
-from pytest_citations.run.dependencies import INDEX_KINDS, SHARED
+from pytest_citations.run.dependencies import RunWideIndex, Shares
 
 # Fewer shares than this are computed in the parent: forking workers would cost more.
 MIN_SHARES_IN_WORKERS = 256
@@ -129,32 +129,34 @@ def _build_indexes(tasks: list[Task], jobs: int, context, caches: dict) -> None:
     them instead of building each its own; the shares of an index built from one share per file
     are computed by workers first, when there are enough of them."""
     needed = _needed_indexes(tasks)
-    files = {(id(engine), name): SHARED[name].files(engine) for engine, name in needed if name in SHARED}
-    shares = [(engine, name, rel) for engine, name in needed for rel in files.get((id(engine), name), ())]
+    of_shares = [(engine, index.name, index.shares) for engine, index in needed if index.shares is not None]
+    files = {(id(engine), name): shared.files(engine) for engine, name, shared in of_shares}
+    shares = [(engine, name, shared, rel) for engine, name, shared in of_shares for rel in files[(id(engine), name)]]
     if len(shares) >= MIN_SHARES_IN_WORKERS:
         found = _computed_shares(shares, jobs, context, caches)
-        for engine, name in needed:
+        for engine, name, shared in of_shares:
             key = (id(engine), name)
-            if key in files:
-                ordered = {rel: found[key][rel] for rel in files[key]}
-                engine.index(name, functools.partial(SHARED[name].combine, engine, ordered))
-    for engine, name in needed:
-        engine.index_digest(name)
+            ordered = {rel: found[key][rel] for rel in files[key]}
+            engine.index(name, functools.partial(shared.combine, engine, ordered))
+    for engine, index in needed:
+        engine.index_digest(index.name)
 
 
-def _needed_indexes(tasks: list[Task]) -> list[tuple[Any, str]]:
-    """(engine, index name) for every index a kind of the tasks uses, once each."""
+def _needed_indexes(tasks: list[Task]) -> list[tuple[Any, RunWideIndex]]:
+    """(engine, run-wide index) for every index a kind of the tasks uses, once each. The engines
+    of a run share the indexes of one registry (a nested root's engine gets its parent's)."""
     kinds = {(id(task.engine), kind.name): task.engine for task in tasks for kind in task.kinds}
+    declared = {index.name: index for engine in kinds.values() for index in engine.indexes}
     return [
-        (engine, name)
-        for name, kind in INDEX_KINDS.items()
+        (engine, index)
+        for index in declared.values()
         for (_, kind_name), engine in kinds.items()
-        if kind_name == kind
+        if kind_name == index.kind
     ]
 
 
-def _computed_shares(shares: list[tuple[Any, str, str]], jobs: int, context, caches: dict) -> dict:
-    """{(engine id, index name): {file: share}} for every (engine, index name, file) of ``shares``:
+def _computed_shares(shares: list[tuple[Any, str, Shares, str]], jobs: int, context, caches: dict) -> dict:
+    """{(engine id, index name): {file: share}} for every (engine, index name, its shares, file) of ``shares``:
     the first computed here, as the first task in check() (what it imports, it imports once), the
     rest by workers."""
     first, _ = _shares(shares, [0])
@@ -162,17 +164,17 @@ def _computed_shares(shares: list[tuple[Any, str, str]], jobs: int, context, cac
     found: dict[tuple[int, str], dict[str, Any]] = {}
     for chunk in [first, *in_workers]:
         for number, value in chunk:
-            engine, name, rel = shares[number]
+            engine, name, _, rel = shares[number]
             found.setdefault((id(engine), name), {})[rel] = value
     return found
 
 
-def _shares(shares: list[tuple[Any, str, str]], numbers: list[int]) -> tuple[list, list]:
+def _shares(shares: list[tuple[Any, str, Shares, str]], numbers: list[int]) -> tuple[list, list]:
     """A chunk of index shares: (share number, value) each, and the engines whose cache it used."""
     found = []
     for number in numbers:
-        engine, name, rel = shares[number]
-        found.append((number, SHARED[name].share(engine, rel)))
+        engine, _, shared, rel = shares[number]
+        found.append((number, shared.share(engine, rel)))
     return found, list({id(shares[number][0]): shares[number][0] for number in numbers}.values())
 
 

@@ -306,13 +306,13 @@ class _Recorder:
         an index built from files is followed by their signatures, one built from none by its
         digest, when it is cheap to build again."""
         engine = self.engines[number]
-        sources = dependencies.INDEX_SOURCES.get(name)
-        if sources is None:
-            if name not in dependencies.CHECKED_BY_VALUE:
+        declared = engine.indexes.get(name)
+        if declared is None or declared.sources is None:
+            if declared is None or not declared.checked_by_value:
                 raise _NotRecordable  # built from nothing a signature sees, and costly to build again
             return [number, name, [], None, engine.index_digest(name)]
-        rels = sources(engine)
-        shares = dependencies.SHARED.get(name)
+        rels = declared.sources(engine)
+        shares = declared.shares
         return [number, name, [self._file(number, rel) for rel in rels],
                 None if shares is None else [shares.share(engine, rel) for rel in rels], None]
 
@@ -432,10 +432,13 @@ class _Rerun:
         """Build the share-built indexes the checks will consult from the recorded shares, with
         those of changed files computed again (the others are built on first use, as usual)."""
         for engine_number, name, sources, shares, _ in self.data["indexes"]:
-            if (engine_number, name) not in needed or shares is None or name not in dependencies.SHARED:
+            if (engine_number, name) not in needed or shares is None:
                 continue
             engine = self.engine(engine_number)
-            shared = dependencies.SHARED[name]
+            declared = engine.indexes.get(name)
+            if declared is None or declared.shares is None:
+                continue
+            shared = declared.shares
             for position, number in enumerate(sources):
                 if number in self.changed:
                     shares[position] = shared.share(engine, self.files[number][1])

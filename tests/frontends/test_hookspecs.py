@@ -149,3 +149,87 @@ def test_a_plugin_rule_of_a_built_in_kind_runs_on_every_unit(repo):
     engine = Engine.load(repo, manager=manager)
     found = [(d.code, d.line) for d in engine.check([repo]).diagnostics]
     assert found == [("X950", 1), ("X950", 2)]
+
+
+def _tags_plugin():
+    """A plugin whose kind ``tags`` (``*.tags.md``: ``define: NAME`` and ``use: NAME`` lines) has a
+    rule that reports a tag no file defines, from a run-wide index of every defined tag."""
+    from dataclasses import dataclass
+
+    from pytest_citations.core import sources
+    from pytest_citations.hookspecs import hookimpl
+    from pytest_citations.rules import Finding, rule
+    from pytest_citations.run.dependencies import run_index
+
+    @dataclass(frozen=True)
+    class TagLine:
+        line: int
+        text: str
+
+    class TagsKind:
+        name = "tags"
+        description = "tag definitions and uses"
+        include = ("**/*.tags.md",)
+        sniff_include = ()
+        options: dict = {}
+
+        def sniff(self, head):
+            return False
+
+        def units(self, ctx):
+            for line in ctx.lines():
+                yield TagLine(line.number, line.text)
+
+    def tag_files(engine) -> list[str]:
+        return [rel for rel, kinds in engine.discover([engine.config.root]) if any(k.name == "tags" for k in kinds)]
+
+    @run_index("tags.defined", kind="tags", sources=tag_files)
+    def defined_tags(engine) -> set[str]:
+        root, cap = engine.config.root, engine.config.max_file_size
+        texts = [sources.read_source(root, rel, cap).text for rel in tag_files(engine)]
+        return {line.removeprefix("define: ") for text in texts for line in text.splitlines() if line.startswith("define: ")}
+
+    @rule("X960", "undefined-tag", kind="tags")
+    def undefined_tag(unit, ctx):
+        """Reports a tag that no file defines."""
+        if unit.text.startswith("use: ") and unit.text.removeprefix("use: ") not in defined_tags(ctx.file.engine):
+            yield Finding(f"tag {unit.text.removeprefix('use: ')} is not defined", unit.line)
+
+    class Plugin:
+        @hookimpl
+        def citations_kinds(self):
+            return [TagsKind()]
+
+        @hookimpl
+        def citations_rules(self):
+            return [undefined_tag]
+
+        @hookimpl
+        def citations_indexes(self):
+            return [defined_tags]
+
+    manager = plugin_manager(load_entry_points=False)
+    manager.register(Plugin())
+    return manager, defined_tags
+
+
+def test_a_plugin_declares_a_run_wide_index_for_its_kind(repo, tmp_path):
+    """A plugin's index reaches the engine through the ``citations_indexes`` hook: a cached result
+    that consulted it is checked again when its value changes, though no file that result read did."""
+    manager, defined_tags = _tags_plugin()
+    _, registry = load_plugins(manager)
+    assert registry.indexes.get("tags.defined") is defined_tags
+    (repo / "a.tags.md").write_text("use: blue\n")
+    (repo / "b.tags.md").write_text("define: red\n")
+
+    def check() -> list[tuple[str, str]]:
+        engine = Engine.load(repo, manager=manager)
+        engine.enable_cache(tmp_path / "cache")
+        found = [(d.path, d.message) for d in engine.check([repo]).diagnostics]
+        engine.save_cache()
+        return found
+
+    assert check() == [("a.tags.md", "tag blue is not defined")]
+    (repo / "b.tags.md").write_text("define: red\ndefine: blue\n")
+    assert check() == []
+    assert Engine.load(repo, manager=manager).index_touched("tags.defined", {"b.tags.md"})

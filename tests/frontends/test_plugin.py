@@ -304,7 +304,8 @@ _original = engine.load_plugins
 def _u107_is_a_warning(manager=None):
     kinds, registry = _original(manager)
     return kinds, RuleRegistry(
-        dataclasses.replace(r, severity=Severity.WARNING) if r.code == "U107" else r for r in registry
+        (dataclasses.replace(r, severity=Severity.WARNING) if r.code == "U107" else r for r in registry),
+        registry.indexes,
     )
 
 

@@ -10,7 +10,7 @@ import json
 import pytest
 
 from memory_repo import MEMORIES, check, memory
-from pytest_citations.kinds.memories import model as memories  # noqa: F401 (registers the memory index)
+from pytest_citations.kinds.memories import model as memories
 from pytest_citations.run import cache as cache_module
 from pytest_citations.run import dependencies
 
@@ -26,7 +26,7 @@ def index_builds(monkeypatch):
 
     def counted(shares, engine):
         value = build(shares, engine)
-        if shares is dependencies.SHARED["memories.index"]:
+        if shares is memories.index_for.shares:
             builds.append(sum(len(rels) for rels in value.by_id.values()))
         return value
 

@@ -80,14 +80,17 @@ QUALITY_ACTIONS = {
 MAX_REMOVED = 3
 
 
-def _brief_and_diagnostics(engine, rel: str, source=None):
-    from pytest_citations.engine import FileContext
+def _brief_and_diagnostics(engine, rel: str):
+    """The brief in file ``rel`` (None: the file is not one), what the check finds in it, and its
+    text, read once."""
+    from pytest_citations.core import sources
     from pytest_citations.kinds.briefs.model import KIND, Brief
 
-    diagnostics = engine.check_file(rel, (KIND,), source=source)
-    ctx = FileContext(engine, rel, KIND, source)
-    brief = next((unit for unit in KIND.units(ctx) if isinstance(unit, Brief)), None)
-    return brief, diagnostics, ctx.source
+    source = sources.read_source(engine.config.root, rel, engine.config.max_file_size)
+    units: list = []
+    diagnostics = engine.check_file(rel, (KIND,), source=source, units=units)
+    brief = next((unit for unit in units if isinstance(unit, Brief)), None)
+    return brief, diagnostics, source
 
 
 def _not_a_brief(engine, rel: str, source) -> str:

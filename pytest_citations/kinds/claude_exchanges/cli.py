@@ -195,31 +195,38 @@ def _say(line: str) -> None:
 
 def verify(engine, rel: str) -> tuple[list, list[Rejected], list]:
     """The citations of the exchange file ``rel`` with no A6xx error and no A613; why the others were
-    rejected (with every problem of the file the kind reports, A601/A602 included); every citation read."""
+    rejected (with every problem of the file the kind reports, A601/A602 included, and a rule's
+    internal error, C006); every citation read. Every rule of the kind runs, whatever the selection:
+    an import accepts only what they all accept."""
+    from pytest_citations.contexts import FileContext
     from pytest_citations.core.diagnostics import Severity
-    from pytest_citations.engine import FileContext, RuleContext
-    from pytest_citations.kinds import Reported
+    from pytest_citations.core.suppressions import INTERNAL_ERROR
     from pytest_citations.kinds.claude_exchanges.model import KIND
 
     ctx = FileContext(engine, rel, KIND, sources.read_source(engine.config.root, rel, engine.config.max_file_size))
-    rules = [(item, RuleContext(ctx, engine.config.rule_options.get(item.code, {})))
-             for item in engine.registry.for_kind(KIND.name, "record")]
-    verified, rejected, read = [], [], []
-    for unit in KIND.units(ctx):
-        if isinstance(unit, Reported):
-            rejected.append(Rejected(unit.finding.line, unit.finding.col, unit.code, unit.finding.message))
+    rules = engine.registry.for_kind(KIND.name, "record")
+    verified: list = []
+    rejected: list[Rejected] = []
+    read: list = []
+    problems: list[Rejected] = []  # those of the citation being read
+    crashed = False  # a rule raised: it checks no later citation, which is then not verified
+    for unit, diagnostic in engine.runner.checked_units(ctx, rules):
+        if diagnostic is None:  # the unit is done
+            read.append(unit)
+            if not problems and crashed:
+                problems.append(Rejected(unit.line, unit.col, INTERNAL_ERROR,
+                                         "not verified: a rule failed on an earlier citation of this file"))
+            if problems:
+                rejected.extend(problems)
+            else:
+                verified.append(unit)
+            problems = []
             continue
-        read.append(unit)
-        problems = [
-            Rejected(finding.line, finding.col, item.code, finding.message)
-            for item, rule_ctx in rules
-            for finding in item.check(unit, rule_ctx)
-            if item.severity == Severity.ERROR or item.code == "A613"
-        ]
-        if problems:
-            rejected.extend(problems)
-        else:
-            verified.append(unit)
+        crashed = crashed or diagnostic.code == INTERNAL_ERROR
+        if unit is None:  # a problem of the file, not of one citation
+            rejected.append(Rejected(diagnostic.line, diagnostic.col, diagnostic.code, diagnostic.message))
+        elif diagnostic.severity == Severity.ERROR or diagnostic.code == "A613":
+            problems.append(Rejected(diagnostic.line, diagnostic.col, diagnostic.code, diagnostic.message))
     return verified, rejected, read
 
 

@@ -12,7 +12,7 @@ from pytest_citations.kinds.claude_exchanges.model import FITS, Citation, Docume
 from pytest_citations.rules import rule
 
 if TYPE_CHECKING:
-    from pytest_citations.engine import RuleContext
+    from pytest_citations.contexts import RuleContext
 
 KIND = "claude-exchanges"
 WEB_CITED_TEXT_LIMIT = 150

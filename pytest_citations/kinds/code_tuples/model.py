@@ -34,8 +34,8 @@ from pytest_citations.rules import Finding, Option
 from pytest_citations.run import dependencies
 
 if TYPE_CHECKING:
+    from pytest_citations.contexts import RuleContext
     from pytest_citations.core.patterns import AlwaysMatches
-    from pytest_citations.engine import RuleContext
 
 FRESH, STALE, UNVERSIONED, MISSING = "FRESH", "STALE", "UN-VERSIONED", "MISSING"
 OUTSIDE, UNREADABLE = "OUTSIDE", "UNREADABLE"

@@ -29,7 +29,7 @@ from pytest_citations.kinds.code_tuples.model import (
 from pytest_citations.rules import BUNDLED_SCHEMAS, bundled_validator, rule
 
 if TYPE_CHECKING:
-    from pytest_citations.engine import RuleContext
+    from pytest_citations.contexts import RuleContext
 
 KIND = "code-tuples"
 _SCHEMA_FILE = BUNDLED_SCHEMAS / "rlm-citation-tuple.schema.json"

@@ -34,7 +34,7 @@ from pytest_citations.kinds.ear_ids.model import (
 from pytest_citations.rules import Finding, rule
 
 if TYPE_CHECKING:
-    from pytest_citations.engine import RuleContext
+    from pytest_citations.contexts import RuleContext
 
 KIND = "ear-ids"
 

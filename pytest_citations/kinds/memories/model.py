@@ -21,8 +21,8 @@ from pytest_citations.rules import Finding
 from pytest_citations.run import dependencies
 
 if TYPE_CHECKING:
+    from pytest_citations.contexts import RuleContext
     from pytest_citations.core.frontmatter import FrontMatter, Node
-    from pytest_citations.engine import RuleContext
 
 LINK_TYPES = ("related", "supersedes", "blocks", "implements", "extends")
 DEFAULT_CONFIDENCE = 0.5

@@ -20,8 +20,8 @@ from pytest_citations.kinds.memories.model import (
 from pytest_citations.rules import Finding, rule
 
 if TYPE_CHECKING:
+    from pytest_citations.contexts import RuleContext
     from pytest_citations.core.frontmatter import Node
-    from pytest_citations.engine import RuleContext
 
 KIND = "memories"
 

@@ -16,6 +16,10 @@ from pytest_citations.core import jsonlines
 from pytest_citations.kinds import Reported
 from pytest_citations.kinds.url_citations.record import Record
 from pytest_citations.kinds.url_citations.urls import PROFILES
+
+# the run-wide index synthesis.cids (U104-U106 consult it), declared beside the code that reads it
+# and held here, where pytest_citations.builtins finds a kind package's indexes
+from pytest_citations.kinds.url_citations.utilization import cid_references as cid_references
 from pytest_citations.rules import Option
 
 SCHEMA_VERSION = "citation.v1"

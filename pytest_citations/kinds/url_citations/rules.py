@@ -27,7 +27,7 @@ from pytest_citations.rules import BUNDLED_SCHEMAS, Finding, Option, bundled_val
 from pytest_citations.run import dependencies
 
 if TYPE_CHECKING:
-    from pytest_citations.engine import RuleContext
+    from pytest_citations.contexts import RuleContext
 
 KIND = "url-citations"
 STATUSES = ("valid", "invalid", "mismatch", "paywalled", "blocked")

@@ -272,3 +272,22 @@ def test_without_the_extra_a_pdf_page_citation_is_rejected(repo, capsys, monkeyp
     assert out == [f"rejected {EXCHANGE}:1:{out[0].split(':')[2]}: A613 page_location of document 0 cannot be verified: "
                    "PDF text is not extracted, so its cited_text is unverified"]
     assert not (repo / SIDECAR).exists()
+
+
+def test_a_rule_that_crashes_rejects_what_it_checks_instead_of_ending_the_import(repo, capsys, monkeypatch):
+    """The import runs the kind's rules through the engine's rule runner: a rule's bug is a C006 on
+    each citation it was asked about, as in `citations check`, never a traceback."""
+    from pytest_citations.rules import RuleRegistry, rule
+
+    @rule("A699", "always-crashes", kind="claude-exchanges")
+    def always_crashes(citation, ctx):
+        """Raises."""
+        raise RuntimeError("boom")
+
+    for_kind = RuleRegistry.for_kind
+    monkeypatch.setattr(RuleRegistry, "for_kind", lambda self, kind, scope: [*for_kind(self, kind, scope), always_crashes])
+    monkeypatch.setattr(RuleRegistry, "get", lambda self, code: {"A699": always_crashes}.get(code) or self._by_code.get(code))
+    code, out, _ = _import(capsys)
+    assert code == 1
+    assert not [line for line in out if line.startswith("imported")]
+    assert any("C006" in line and "internal error in rule A699" in line for line in out), out

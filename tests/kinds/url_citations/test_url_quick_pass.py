@@ -15,7 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pytest_citations.engine import Engine, FileContext, RuleContext
+from pytest_citations.contexts import FileContext, RuleContext
+from pytest_citations.engine import Engine
 from pytest_citations.kinds import Reported
 from pytest_citations.kinds.url_citations import rules
 from pytest_citations.kinds.url_citations.model import KIND
@@ -26,7 +27,7 @@ REALDATA = Path("/work/shared/realdata")
 
 
 def _contexts(engine: Engine, file: FileContext) -> dict[str, RuleContext]:
-    return {r.code: RuleContext(file, engine.config.rule_options.get(r.code, {})) for r in engine.enabled_rules(KIND)}
+    return {r.code: RuleContext(file, engine.config.rule_options.get(r.code, {})) for r in engine.runner.enabled_rules(KIND)}
 
 
 WAYS = ("plain", "shared", "quick")
@@ -40,7 +41,7 @@ def findings(path: Path, way: str) -> tuple[list, int]:
     ``path``, with fresh rule contexts."""
     engine = Engine.load(path.parent)
     rel = path.resolve().relative_to(engine.config.root).as_posix()
-    checks = {r.code: r.check for r in engine.enabled_rules(KIND)}
+    checks = {r.code: r.check for r in engine.runner.enabled_rules(KIND)}
     file = FileContext(engine, rel, KIND)
     contexts = _contexts(engine, file)
     found, passed = [], 0

@@ -1,0 +1,156 @@
+"""The rule runner: a kind reads units from a file; the rules of the kind that run see each unit.
+
+A rule that raises is reported as C006 where it raised and runs no more on that file; a parser that
+raises ends the file with a C006; a file that cannot be read is reported under its C0xx code. What
+is shown of what the rules find is decided by :mod:`pytest_citations.core.decisions`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, cast
+
+from pytest_citations.contexts import FileContext, RuleContext
+from pytest_citations.core import sources
+from pytest_citations.core.diagnostics import Diagnostic, clipped, window_bounds
+from pytest_citations.kinds import Kind, Reported
+from pytest_citations.rules import Finding, Rule, RuleRegistry
+
+if TYPE_CHECKING:
+    from pytest_citations.core.config import Config
+    from pytest_citations.core.decisions import Decisions
+
+
+class RuleRunner:
+    """Runs the record rules of a root's settings over the units of its files."""
+
+    def __init__(self, config: Config, registry: RuleRegistry, decisions: Decisions) -> None:
+        self.config = config
+        self.registry = registry
+        self.decisions = decisions
+        self._enabled: dict[tuple, list[Rule]] = {}  # (kind, select, ignore) -> enabled_rules
+
+    def enabled_rules(self, kind: Kind) -> list[Rule]:
+        """The record rules of ``kind`` that the selection enables, worked out once per kind and
+        selection rather than once per file."""
+        key = (kind.name, tuple(self.config.select), tuple(self.config.ignore))
+        found = self._enabled.get(key)
+        if found is None:
+            found = self._enabled[key] = [
+                r for r in self.registry.for_kind(kind.name, "record") if self.decisions.selects(r.code)
+            ]
+        return found
+
+    def diagnostics(self, ctx: FileContext, units: list[Any] | None = None) -> Iterator[Diagnostic]:
+        """What the enabled rules of the file's kind find in it, one by one as they are found; each
+        unit the kind read is appended to ``units`` when it is given."""
+        for unit, diagnostic in self.checked_units(ctx, self.enabled_rules(ctx.kind), ends=units is not None):
+            if diagnostic is not None:
+                yield diagnostic
+            elif units is not None:
+                units.append(unit)
+
+    def checked_units(
+        self, ctx: FileContext, rules: Sequence[Rule], ends: bool = True
+    ) -> Iterator[tuple[Any, Diagnostic | None]]:
+        """``(unit, diagnostic)`` for each diagnostic that ``rules`` find on each unit of the file, as
+        found; with ``ends``, also ``(unit, None)`` once a unit is done (a front end that answers
+        per unit learns of the units without findings). A parse problem the kind reports, a file
+        that cannot be read and a parser's crash come as ``(None, diagnostic)``."""
+        # (rule, its check, its context) per running rule; a rule that crashes leaves the list
+        running = [
+            # (a record rule always has a check; only engine rules have none)
+            (r, cast("Callable[..., Iterable[Finding]]", r.check),
+             RuleContext(ctx, self.config.rule_options.get(r.code, {})))
+            for r in rules
+        ]
+        # A kind may tell in one call that none of its running rules reports anything for a unit
+        # (``quick_pass(unit, {code: rule context})``); for any other unit the rules run one by one.
+        quick_pass = getattr(ctx.kind, "quick_pass", None)
+        contexts = {item.code: rule_ctx for item, _, rule_ctx in running}
+        try:
+            for unit in ctx.kind.units(ctx):
+                if isinstance(unit, Reported):
+                    diagnostic = self.diagnostic(unit.code, unit.finding, ctx.rel, ctx.source)
+                    if diagnostic:
+                        yield None, diagnostic
+                    continue
+                if quick_pass is not None:
+                    try:
+                        if quick_pass(unit, contexts):
+                            if ends:
+                                yield unit, None
+                            continue
+                    except Exception:  # said nothing: the rules run one by one, a crash reported as its rule's
+                        pass
+                crashed = None
+                for entry in running:
+                    item, check, rule_ctx = entry
+                    try:
+                        found = check(unit, rule_ctx)
+                        if found:
+                            for finding in found:
+                                yield unit, self.make(item, finding, ctx.rel, ctx.source)
+                    except Exception as exc:  # a rule's bug must not stop the run
+                        crashed = [*(crashed or ()), entry]
+                        message = f"internal error in rule {item.code} ({item.name}): {type(exc).__name__}: {clipped(str(exc))}"
+                        diagnostic = self.diagnostic("C006", Finding(message, unit.line), ctx.rel)
+                        if diagnostic:
+                            yield unit, diagnostic
+                if crashed:
+                    running = [entry for entry in running if entry not in crashed]
+                    contexts = {item.code: rule_ctx for item, _, rule_ctx in running}
+                if ends:
+                    yield unit, None
+        except sources.SourceError as error:
+            diagnostic = self.diagnostic(error.code, Finding(error.message, error.line, error.col), ctx.rel)
+            if diagnostic:
+                yield None, diagnostic
+        except Exception as exc:  # a parser's bug must not stop the run
+            message = f"internal error in kind {ctx.kind.name}: {type(exc).__name__}: {clipped(str(exc))}"
+            diagnostic = self.diagnostic("C006", Finding(message), ctx.rel)
+            if diagnostic:
+                yield None, diagnostic
+
+    def diagnostic(self, code: str, finding: Finding, path: str, source: sources.Source | None = None) -> Diagnostic | None:
+        """The diagnostic of ``finding`` under rule ``code``, or None when the selection leaves it out."""
+        item = self.registry.get(code)
+        if item is None:
+            raise LookupError(f"no rule is registered under {code}")
+        if not self.decisions.reports(code):
+            return None
+        return self.make(item, finding, path, source)
+
+    @staticmethod
+    def make(item: Rule, finding: Finding, path: str, source: sources.Source | None = None) -> Diagnostic:
+        """The diagnostic of ``finding``; its context is the line the finding gives, or a window
+        of its line in ``source`` (the file's text, when it is in memory)."""
+        context, start = finding.context, 0
+        if context is None and source is not None:
+            context, start = _line_window(source, finding.line, finding.col)
+        return Diagnostic(
+            code=item.code,
+            name=item.name,
+            severity=item.severity,
+            message=finding.message,
+            path=path,
+            line=finding.line,
+            col=finding.col,
+            fix=finding.fix,
+            context=context,
+            context_start=start,
+        )
+
+
+def _line_window(source: sources.Source, line: int, col: int) -> tuple[str, int]:
+    """The window of line ``line`` of ``source`` that a diagnostic at ``col`` keeps, and where it
+    starts in the line (see :func:`diagnostics.context_window`); cut from the text without
+    copying the whole line, which may be megabytes long and hold thousands of findings."""
+    starts = source.line_starts
+    if not 1 <= line <= len(starts):
+        return "", 0
+    begin = starts[line - 1]
+    end = starts[line] if line < len(starts) else len(source.text)
+    start, stop = window_bounds(col, end - begin)
+    window = source.text[begin + start : begin + stop]
+    return (window.rstrip("\r\n") if begin + stop == end else window), start
