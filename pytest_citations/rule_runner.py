@@ -68,6 +68,7 @@ class RuleRunner:
         # (``quick_pass(unit, {code: rule context})``); for any other unit the rules run one by one.
         quick_pass = getattr(ctx.kind, "quick_pass", None)
         contexts = {item.code: rule_ctx for item, _, rule_ctx in running}
+        by_type: dict[type, list] = {}  # a unit's type -> the running rules that check such units
         try:
             for unit in ctx.kind.units(ctx):
                 if isinstance(unit, Reported):
@@ -84,7 +85,10 @@ class RuleRunner:
                     except Exception:  # said nothing: the rules run one by one, a crash reported as its rule's
                         pass
                 crashed = None
-                for entry in running:
+                applicable = by_type.get(type(unit))
+                if applicable is None:
+                    applicable = by_type[type(unit)] = [e for e in running if isinstance(unit, e[0].unit)]
+                for entry in applicable:
                     item, check, rule_ctx = entry
                     try:
                         found = check(unit, rule_ctx)
@@ -100,6 +104,7 @@ class RuleRunner:
                 if crashed:
                     running = [entry for entry in running if entry not in crashed]
                     contexts = {item.code: rule_ctx for item, _, rule_ctx in running}
+                    by_type.clear()
                 if ends:
                     yield unit, None
         except sources.SourceError as error:

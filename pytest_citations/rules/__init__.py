@@ -106,6 +106,7 @@ class Rule:
     check: Callable[..., Iterable[Finding]] | None = None
     options: dict[str, Option] = field(default_factory=dict)
     fixable: bool = False
+    unit: type | tuple[type, ...] = object  # the units the check is given (a kind may read several sorts)
 
     @property
     def summary(self) -> str:
@@ -124,8 +125,10 @@ def rule(
     scope: str = "record",
     options: dict[str, Option] | None = None,
     fixable: bool = False,
+    unit: type | tuple[type, ...] = object,
 ) -> Callable[[Callable], Rule]:
-    """Declare a rule; the decorated function is its check (``None`` body for engine rules)."""
+    """Declare a rule; the decorated function is its check (``None`` body for engine rules), called
+    with each unit of its kind that is an instance of ``unit`` (every unit, by default)."""
     if not CODE_PATTERN.match(code):
         raise ValueError(f"rule code {code!r} is not a letter and three digits")
     if not NAME_PATTERN.match(name):
@@ -145,6 +148,7 @@ def rule(
             check=None if scope == "engine" else function,
             options=dict(options or {}),
             fixable=fixable,
+            unit=unit,
         )
 
     return declare

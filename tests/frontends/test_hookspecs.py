@@ -233,3 +233,50 @@ def test_a_plugin_declares_a_run_wide_index_for_its_kind(repo, tmp_path):
     (repo / "b.tags.md").write_text("define: red\ndefine: blue\n")
     assert check() == []
     assert Engine.load(repo, manager=manager).index_touched("tags.defined", {"b.tags.md"})
+
+
+def test_a_rule_is_given_only_the_units_it_declares(repo):
+    """A kind may read several sorts of unit; ``@rule(..., unit=T)`` is called with those of type T."""
+    from dataclasses import dataclass
+
+    from pytest_citations.hookspecs import hookimpl
+    from pytest_citations.rules import Finding, rule
+
+    @dataclass(frozen=True)
+    class Heading:
+        line: int
+
+    @dataclass(frozen=True)
+    class Line:
+        line: int
+
+    class Outline:
+        name, include, sniff_include, options = "outline", ("*.outline",), (), {}
+
+        def sniff(self, head):
+            return False
+
+        def units(self, ctx):
+            for line in ctx.lines():
+                yield (Heading if line.text.startswith("#") else Line)(line.number)
+
+    @rule("X970", "every-heading", kind="outline", unit=Heading)
+    def every_heading(unit, ctx):
+        """Reports every heading."""
+        assert isinstance(unit, Heading)
+        yield Finding("heading", unit.line)
+
+    class Plugin:
+        @hookimpl
+        def citations_kinds(self):
+            return [Outline()]
+
+        @hookimpl
+        def citations_rules(self):
+            return [every_heading]
+
+    manager = plugin_manager(load_entry_points=False)
+    manager.register(Plugin())
+    (repo / "a.outline").write_text("# one\ntext\n# two\nmore\n")
+    found = [(d.code, d.line) for d in Engine.load(repo, manager=manager).check([repo]).diagnostics]
+    assert found == [("X970", 1), ("X970", 3)]

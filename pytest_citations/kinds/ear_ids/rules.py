@@ -61,10 +61,6 @@ def verdict(ref: IdRef) -> tuple[str, str | None]:
     return ("fix", normalized) if normalized else ("invalid", None)
 
 
-def _records(unit) -> bool:
-    return isinstance(unit, (DatasetRecord, CorpusRecord))
-
-
 @rule("E501", "ear-invalid-json", kind=KIND, scope="engine")
 def ear_invalid_json():
     """
@@ -97,7 +93,7 @@ def ear_invalid_json():
     """
 
 
-@rule("E502", "ear-id-not-canonical", kind=KIND, fixable=True)
+@rule("E502", "ear-id-not-canonical", kind=KIND, fixable=True, unit=(DatasetRecord, CorpusRecord))
 def ear_id_not_canonical(unit, ctx: RuleContext):
     """
     ## What it does
@@ -131,8 +127,6 @@ def ear_id_not_canonical(unit, ctx: RuleContext):
     ## Fix
     `citations check --fix` rewrites the id string in place and nothing else.
     """
-    if not _records(unit):
-        return
     for ref in unit.refs:
         state, canonical = verdict(ref)
         if state == "fix":
@@ -141,7 +135,7 @@ def ear_id_not_canonical(unit, ctx: RuleContext):
             yield unit.finding(message, ref, fix)
 
 
-@rule("E503", "ear-id-not-a-section", kind=KIND)
+@rule("E503", "ear-id-not-a-section", kind=KIND, unit=(DatasetRecord, CorpusRecord))
 def ear_id_not_a_section(unit, ctx: RuleContext):
     """
     ## What it does
@@ -175,8 +169,6 @@ def ear_id_not_a_section(unit, ctx: RuleContext):
     ## Fix
     Cite the section itself, in canonical form (`EAR-736.2(b)`).
     """
-    if not _records(unit):
-        return
     for ref in unit.refs:
         state, _ = verdict(ref)
         if state == "not-array":
@@ -196,7 +188,7 @@ def ear_id_not_a_section(unit, ctx: RuleContext):
             yield unit.finding(f"{ref.where} {quoted(ref.value)} is not an EAR section id (canonical form {shape})", ref)
 
 
-@rule("E504", "ear-anchor-in-citation", kind=KIND)
+@rule("E504", "ear-anchor-in-citation", kind=KIND, unit=DatasetRecord)
 def ear_anchor_in_citation(unit, ctx: RuleContext):
     """
     ## What it does
@@ -225,8 +217,6 @@ def ear_anchor_in_citation(unit, ctx: RuleContext):
     ## Fix
     Cite the section (the part before `#`); keep the anchor in trace or grounding data if needed.
     """
-    if not isinstance(unit, DatasetRecord):
-        return
     for ref in unit.refs:
         state, base = verdict(ref)
         if state == "anchor":
@@ -250,7 +240,7 @@ def _places(ctx: RuleContext, locations: list[tuple[str, int]]) -> str:
     return f"{named} and {more} more" if more > 0 else named
 
 
-@rule("E505", "ear-citation-unresolved", kind=KIND)
+@rule("E505", "ear-citation-unresolved", kind=KIND, unit=DatasetRecord)
 def ear_citation_unresolved(unit, ctx: RuleContext):
     """
     ## What it does
@@ -293,7 +283,7 @@ def ear_citation_unresolved(unit, ctx: RuleContext):
     ## Fix
     Rebuild the corpus so it holds the section once, or correct the citation.
     """
-    if not isinstance(unit, DatasetRecord) or not unit.refs:
+    if not unit.refs:
         return
     index = corpus_index(ctx.file.engine)
     if index.empty:
@@ -314,7 +304,7 @@ def ear_citation_unresolved(unit, ctx: RuleContext):
             yield unit.finding(message, ref)
 
 
-@rule("E506", "ear-duplicate-doc-id", kind=KIND)
+@rule("E506", "ear-duplicate-doc-id", kind=KIND, unit=CorpusRecord)
 def ear_duplicate_doc_id(unit, ctx: RuleContext):
     """
     ## What it does
@@ -344,8 +334,6 @@ def ear_duplicate_doc_id(unit, ctx: RuleContext):
     ## Fix
     Deduplicate the corpus build (the snapshot it was built from holds the section twice).
     """
-    if not isinstance(unit, CorpusRecord):
-        return
     doc_id = unit.data.get("doc_id")
     if not isinstance(doc_id, str):
         return
@@ -356,7 +344,7 @@ def ear_duplicate_doc_id(unit, ctx: RuleContext):
         yield unit.finding(message, unit.ref("doc_id"))
 
 
-@rule("E507", "ear-chunk-section-mismatch", kind=KIND)
+@rule("E507", "ear-chunk-section-mismatch", kind=KIND, unit=CorpusRecord)
 def ear_chunk_section_mismatch(unit, ctx: RuleContext):
     """
     ## What it does
@@ -389,8 +377,6 @@ def ear_chunk_section_mismatch(unit, ctx: RuleContext):
     Emit child chunks from their container: `section_id` and `parent_id` are the container's
     `doc_id`.
     """
-    if not isinstance(unit, CorpusRecord):
-        return
     doc_id = normalize_ear_doc_id(unit.data.get("doc_id"))
     if doc_id is None:
         return
@@ -411,7 +397,7 @@ def ear_chunk_section_mismatch(unit, ctx: RuleContext):
         yield unit.finding(message, unit.ref("parent_id"))
 
 
-@rule("E508", "ear-anchor-sequence", kind=KIND)
+@rule("E508", "ear-anchor-sequence", kind=KIND, unit=CorpusRecord)
 def ear_anchor_sequence(unit, ctx: RuleContext):
     """
     ## What it does
@@ -446,8 +432,6 @@ def ear_anchor_sequence(unit, ctx: RuleContext):
     ## Fix
     Rebuild the chunks: the corpus builder numbers paragraphs from `#p0001` in source order.
     """
-    if not isinstance(unit, CorpusRecord):
-        return
     found = anchored(unit.data.get("doc_id"))
     if found is None:
         return
@@ -513,7 +497,7 @@ def _entry_problems(entry) -> list[tuple[str, tuple[int, int]]]:
     return problems
 
 
-@rule("E509", "ear-manifest-schema", kind=KIND)
+@rule("E509", "ear-manifest-schema", kind=KIND, unit=Manifest)
 def ear_manifest_schema(unit, ctx: RuleContext):
     """
     ## What it does
@@ -551,8 +535,6 @@ def ear_manifest_schema(unit, ctx: RuleContext):
     ## Fix
     Write the missing fields with the right types.
     """
-    if not isinstance(unit, Manifest):
-        return
     if not isinstance(unit.data, dict):
         yield _manifest_finding(unit, f"manifest must be a JSON object, not {type_name(unit.data)}", (1, 1))
         return
@@ -580,7 +562,7 @@ def _dataset_path(unit: Manifest, ctx: RuleContext, file: str) -> str:
 
 def _dataset_entries(unit):
     """Entries whose ``file`` is a non-empty string."""
-    if not isinstance(unit, Manifest) or not unit.entries:
+    if not unit.entries:
         return
     for entry in unit.entries:
         if isinstance(entry.data, dict) and isinstance(entry.data.get("file"), str) and entry.data["file"]:
@@ -616,7 +598,7 @@ def _dataset_records(unit, ctx: RuleContext, entry) -> int | str:
     return f"datasets[{entry.index}].file {quoted(file)} cannot be read: {found.message}"
 
 
-@rule("E510", "ear-manifest-file-missing", kind=KIND)
+@rule("E510", "ear-manifest-file-missing", kind=KIND, unit=Manifest)
 def ear_manifest_file_missing(unit, ctx: RuleContext):
     """
     ## What it does
@@ -656,7 +638,7 @@ def ear_manifest_file_missing(unit, ctx: RuleContext):
             yield _manifest_finding(unit, found, entry.position("file"))
 
 
-@rule("E511", "ear-manifest-count-mismatch", kind=KIND)
+@rule("E511", "ear-manifest-count-mismatch", kind=KIND, unit=Manifest)
 def ear_manifest_count_mismatch(unit, ctx: RuleContext):
     """
     ## What it does
@@ -710,7 +692,7 @@ def ear_manifest_count_mismatch(unit, ctx: RuleContext):
             yield _manifest_finding(unit, message, entry.position("num_items"))
 
 
-@rule("E512", "ear-manifest-duplicate-id", kind=KIND)
+@rule("E512", "ear-manifest-duplicate-id", kind=KIND, unit=Manifest)
 def ear_manifest_duplicate_id(unit, ctx: RuleContext):
     """
     ## What it does
@@ -788,7 +770,7 @@ def _iri_fix(unit: KgIri, expected: str) -> Fix | None:
     return Fix(f"write <{expected}>", (Edit(unit.start, unit.end, text),))
 
 
-@rule("E513", "ear-kg-section-iri", kind=KIND, fixable=True)
+@rule("E513", "ear-kg-section-iri", kind=KIND, fixable=True, unit=KgIri)
 def ear_kg_section_iri(unit, ctx: RuleContext):
     """
     ## What it does
@@ -824,8 +806,6 @@ def ear_kg_section_iri(unit, ctx: RuleContext):
     ## Fix
     `citations check --fix` rewrites the IRI; generate IRIs with the encoding above.
     """
-    if not isinstance(unit, KgIri):
-        return
     base = ctx.kind_options["iri-base"]
     segment = unit.iri[len(base) :]
     if not segment:
