@@ -2,7 +2,7 @@ import atheris
 
 with atheris.instrument_imports():
     from pytest_citations.core import markdown_text
-    from pytest_citations.kinds.code_tuples.model import find_inline
+    from pytest_citations.kinds.code_tuples.inline import find_inline
 from _common import run, text
 
 

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from typing import TypedDict
 
     from pytest_citations.core.diagnostics import Diagnostic
+    from pytest_citations.run.checking import CheckRun
     from pytest_citations.run.replay import Answers, Request
 
     class _NodeNames(TypedDict, total=False):
@@ -147,12 +148,12 @@ class CitationsCollector:
         option = config.getoption("citations_config")
         self.config_file = Path(option).resolve() if option else None
         baseline = config.getoption("citations_baseline")
-        self.baseline = None
-        if baseline:
+        self.baseline_file = Path(baseline) if baseline else None
+        if self.baseline_file is not None:  # a bad baseline is a usage error before anything is collected
             from pytest_citations.core import baseline as baseline_module
 
             try:
-                self.baseline = baseline_module.load(Path(baseline))
+                baseline_module.load(self.baseline_file)
             except baseline_module.BaselineError as exc:
                 raise _usage_error(str(exc)) from None
         self.cache_folder = _cache_folder(config)
@@ -209,28 +210,33 @@ class CitationsCollector:
                 raise key
         engine: Engine | pytest.UsageError
         if key not in self._engines:
+            from pytest_citations.run.checking import RunError
+
             try:
-                self._engines[key] = engine = Engine.load(key, self.config_file, baseline=self.baseline)
-            except ConfigError as exc:
+                run = self._run_for(key)
+            except (ConfigError, RunError) as exc:
                 self._engines[key] = _usage_error(f"citations: {exc}")
             else:
-                if self.cache_folder is not None:
-                    engine.enable_cache(self.cache_folder)
-                    if not self._in_worker:  # (workers' runs are recorded by no one: see sessionfinish)
-                        self._records[id(engine)] = self._record_of(engine)
+                self._engines[key] = run.engine
+                record = run.record()
+                if record is not None and not self._in_worker:  # (workers' runs are recorded by no one: see sessionfinish)
+                    from pytest_citations.run.replay import Answers
+
+                    self._records[id(run.engine)] = record, Answers.of(record)
         engine = self._engines[key]
         if isinstance(engine, pytest.UsageError):
             raise engine
         return engine
 
-    def _record_of(self, engine: Engine) -> tuple[Request, Answers | None]:
-        """The request of ``engine``'s files in this session (the paths pytest was given, the
-        settings, the baseline), and what the record of its last run answers (None: nothing)."""
-        from pytest_citations.run.replay import Answers, Request
+    def _run_for(self, root: Path) -> CheckRun:
+        """The run of this session's paths for the settings root ``root``, as ``citations check``
+        would make it: the same settings, baseline, cache and record of the last run."""
+        from pytest_citations.run.checking import CheckRequest, CheckRun
 
-        baseline = self.config.getoption("citations_baseline")
-        request = Request(engine, self.paths, False, None, Path(baseline) if baseline else None)
-        return request, Answers.of(request)
+        return CheckRun(CheckRequest(
+            paths=tuple(self.paths), root=root, config_file=self.config_file, baseline_file=self.baseline_file,
+            use_cache=self.cache_folder is not None, cache_dir=self.cache_folder,
+        ))
 
     def answers(self, engine: Engine) -> Answers | None:
         """What the record of ``engine``'s last run answers in this session; None: nothing."""

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from pytest_citations.core.diagnostics import Diagnostic
     from pytest_citations.engine import Engine, Report, Task
     from pytest_citations.run.progress import Progress
+    from pytest_citations.run.replay import Request
     from pytest_citations.run.selection import Changes
 
 INTERNAL_ERROR = "C006"
@@ -32,6 +33,7 @@ class CheckRequest:
     """What to check, and how. ``paths`` empty means the current folder."""
 
     paths: tuple[Path, ...] = ()
+    root: Path | None = None  # where the settings are found; None: the deepest folder holding the paths
     config_file: Path | None = None
     baseline_file: Path | None = None
     select: tuple[str, ...] | None = None
@@ -100,7 +102,7 @@ class CheckRun:
         if missing:
             raise RunError(f"no such file or folder: {missing[0]}")
         baseline = baseline_module.load(request.baseline_file) if request.baseline_file else None
-        self.engine = engine = Engine.load(start_folder(paths), request.config_file, baseline=baseline)
+        self.engine = engine = Engine.load(request.root or start_folder(paths), request.config_file, baseline=baseline)
         for option, codes in (("--select", request.select), ("--ignore", request.ignore)):
             unknown = [code for code in codes or () if not any(item.code.startswith(code) for item in engine.registry)]
             if unknown:
@@ -110,6 +112,16 @@ class CheckRun:
             engine.enable_cache(cache_folder(request.cache_dir, engine))
         elif request.selecting:
             engine.enable_cache(None)  # what each file reads must be learned, even if not kept
+
+    def record(self) -> Request | None:
+        """The request as the record of the last run knows it, when the run keeps one (it has a
+        cache folder, and it does not fix)."""
+        request = self.request
+        if self.engine.cache_folder is None or request.fix:
+            return None
+        from pytest_citations.run.replay import Request
+
+        return Request(self.engine, request.checked_paths, request.force_exclude, request.shard, request.baseline_file)
 
     def check(self) -> CheckOutcome:
         from pytest_citations.core import git_history
@@ -126,13 +138,9 @@ class CheckRun:
         from pytest_citations.run.progress import Progress
 
         request, engine = self.request, self.engine
-        paths = request.checked_paths
-        record = None
         changes = _changes(request) if request.selecting else None
-        if engine.cache_folder is not None and not request.fix:
-            from pytest_citations.run.replay import Request
-
-            record = Request(engine, paths, request.force_exclude, request.shard, request.baseline_file)
+        record = self.record()
+        if record is not None:
             replayed = record.replayed(changes)
             if replayed is not None:
                 report, kept = replayed

@@ -226,12 +226,12 @@ def test_a_worker_whose_check_raises_ends_the_run_with_a_usage_error(tmp_path, m
 @pytest.fixture
 def crashing(tmp_path, monkeypatch) -> Path:
     """A memory citing ``../../etc/passwd``, checked by rules that crash: C006 is all it gets."""
-    from pytest_citations.kinds.memories import model as memories
+    from pytest_citations.kinds.memories import verification
 
     def crash(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(memories, "verify_citation", crash)
+    monkeypatch.setattr(verification, "verify_citation", crash)
     root = _repo(tmp_path)
     (root / ".serena" / "memories" / "m.md").write_text("---\nid: m\ncitations:\n  - path: ../../etc/passwd\n---\n# m\n")
     return root

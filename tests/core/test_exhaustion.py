@@ -29,10 +29,11 @@ from conftest import PROJECT
 from pytest_citations import engine
 from pytest_citations.engine import Engine
 from pytest_citations.kinds.briefs import evidence_store
-from pytest_citations.kinds.ear_ids import rules as ear_rules
-from pytest_citations.kinds.ear_ids.model import AnchorIndex, CorpusIndex, CorpusRecord, IdRef
-from pytest_citations.kinds.memories import rules as memory_rules
-from pytest_citations.kinds.memories.model import MemoryIndex, supersedes_loops
+from pytest_citations.kinds.ear_ids import corpus_rules
+from pytest_citations.kinds.ear_ids.corpus import AnchorIndex, CorpusIndex
+from pytest_citations.kinds.ear_ids.records import CorpusRecord, IdRef
+from pytest_citations.kinds.memories import graph_rules
+from pytest_citations.kinds.memories.memory_index import MemoryIndex, supersedes_loops
 
 SECONDS = 5.0
 MEGABYTES = 200
@@ -544,10 +545,10 @@ def test_duplicate_doc_ids_are_found_in_linear_time(monkeypatch):
     """E506 looked each of 50000 records up in the list of its id's records (minutes)."""
     units = [_corpus_unit(line, "EAR-736.2") for line in range(1, 50_001)]
     index = CorpusIndex({"EAR-736.2": [(CORPUS_REL, unit.line) for unit in units]}, {(CORPUS_REL, unit.line) for unit in units})
-    monkeypatch.setattr(ear_rules, "corpus_index", lambda engine: index)
+    monkeypatch.setattr(corpus_rules, "corpus_index", lambda engine: index)
     ctx = _rule_context()
     with within(5):
-        found = [finding for unit in units for finding in ear_rules.ear_duplicate_doc_id.check(unit, ctx)]
+        found = [finding for unit in units for finding in corpus_rules.ear_duplicate_doc_id.check(unit, ctx)]
     assert len(found) == 49_999
     assert found[0].message == "doc_id 'EAR-736.2' is already the doc_id of the record at line 1"
 
@@ -556,10 +557,10 @@ def test_anchor_sequences_are_checked_in_linear_time(monkeypatch):
     """E508 took the largest anchor seen so far from all of them, for each of 50000 records (here
     in a file outside the run-wide index, whose records are sequenced as the rule meets them)."""
     units = [_corpus_unit(line, f"EAR-740.1#p{(line - 1) % 9999 + 1:04d}") for line in range(1, 50_001)]
-    monkeypatch.setattr(ear_rules, "anchor_index", lambda engine: AnchorIndex({}, ()))
+    monkeypatch.setattr(corpus_rules, "anchor_index", lambda engine: AnchorIndex({}, ()))
     ctx = _rule_context()
     with within(5):
-        found = [finding for unit in units for finding in ear_rules.ear_anchor_sequence.check(unit, ctx)]
+        found = [finding for unit in units for finding in corpus_rules.ear_anchor_sequence.check(unit, ctx)]
     assert len(found) == 50_000 - 9999
     assert found[0].message == "anchor #p0001 of 'EAR-740.1' already appears on line 1"
 
@@ -635,7 +636,7 @@ def test_supersedes_loops_of_twenty_thousand_memories_take_linear_time():
     edges["self"] = ["self", "m0"]
     started = time.process_time()
     index = MemoryIndex({}, edges)
-    cycles = [memory_rules._supersedes_cycle(start, edges, loop) for start in edges if (loop := index.loop_of(start))]
+    cycles = [graph_rules._supersedes_cycle(start, edges, loop) for start in edges if (loop := index.loop_of(start))]
     assert time.process_time() - started < 2
     loops = supersedes_loops(edges)
     assert sorted(loops) == sorted([*(f"m{n}" for n in range(size)), "self"])
@@ -649,8 +650,8 @@ def test_supersedes_loops_of_twenty_thousand_memories_take_linear_time():
 
 def test_a_cycle_longer_than_eight_memories_is_shown_by_its_ends():
     edges = {f"m{n}": [f"m{(n + 1) % 10}"] for n in range(10)}
-    cycle = memory_rules._supersedes_cycle("m0", edges, frozenset(edges))
-    assert memory_rules._shown_cycle(cycle) == "m0 -> m1 -> m2 -> m3 -> m4 -> ... (4 more) -> m9 -> m0"
+    cycle = graph_rules._supersedes_cycle("m0", edges, frozenset(edges))
+    assert graph_rules._shown_cycle(cycle) == "m0 -> m1 -> m2 -> m3 -> m4 -> ... (4 more) -> m9 -> m0"
 
 
 def test_a_snippet_found_on_many_other_lines_is_named_by_the_first_few(tmp_path):

@@ -72,7 +72,8 @@ INDEX_TEXTS = [
     "text", INDEX_TEXTS + [p.read_text(encoding="utf-8") for p in FIXTURE_MEMORIES], ids=lambda t: repr(t[:24])
 )
 def test_the_index_reads_id_and_links_as_the_full_read_does(text):
-    from pytest_citations.kinds.memories.model import INDEXED_FIELDS, read_memory
+    from pytest_citations.kinds.memories.memory import read_memory
+    from pytest_citations.kinds.memories.memory_index import INDEXED_FIELDS
 
     full, indexed = read_memory("notes/stem.md", text), read_memory("notes/stem.md", text, INDEXED_FIELDS)
     assert (indexed.id, indexed.links) == (full.id, full.links)

@@ -288,7 +288,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 from pytest_citations.core import frontmatter, jsonlines, markdown_text  # noqa: E402
 from pytest_citations.kinds.briefs import source_registry as registry  # noqa: E402
-from pytest_citations.kinds.code_tuples.model import find_inline  # noqa: E402
+from pytest_citations.kinds.code_tuples.inline import find_inline  # noqa: E402
 
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 

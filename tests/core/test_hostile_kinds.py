@@ -173,7 +173,7 @@ def confined(monkeypatch):
     import referencing  # noqa: F401
 
     from pytest_citations.kinds.code_tuples import rules as code_tuples
-    from pytest_citations.kinds.url_citations import rules as url_citations
+    from pytest_citations.kinds.url_citations import schema as url_citations
 
     url_citations._validator.cache_clear()
     code_tuples._validator.cache_clear()
@@ -205,7 +205,7 @@ def confined(monkeypatch):
 @pytest.mark.parametrize("ref", REMOTE_REFS)
 def test_a_ref_in_a_record_is_data_never_followed(confined, ref):
     from pytest_citations.kinds.code_tuples import rules as code_tuples
-    from pytest_citations.kinds.url_citations import rules as url_citations
+    from pytest_citations.kinds.url_citations import schema as url_citations
 
     confined.armed = True
     record = json.loads(_record("https://example.com/a"))
@@ -253,7 +253,7 @@ def test_the_bundled_validators_cannot_retrieve(confined, ref):
     import referencing.exceptions
 
     from pytest_citations.kinds.code_tuples import rules as code_tuples
-    from pytest_citations.kinds.url_citations import rules as url_citations
+    from pytest_citations.kinds.url_citations import schema as url_citations
 
     confined.armed = True
     for validator in (url_citations._validator(), code_tuples._validator()):

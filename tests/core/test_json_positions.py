@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from conftest import PROJECT, TESTS
 from pytest_citations.core import jsonlines
-from pytest_citations.kinds.code_tuples.model import Node, scan_json
+from pytest_citations.core.json_positions import Node, scan_json
 
 _DECODER = json.JSONDecoder()
 

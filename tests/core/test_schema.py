@@ -8,7 +8,7 @@ import jsonschema
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_citations.kinds.url_citations.rules import _SCHEMA_FILE, _fast_valid, schema_problems
+from pytest_citations.kinds.url_citations.schema import _SCHEMA_FILE, _fast_valid, schema_problems
 
 SCHEMA = json.loads(_SCHEMA_FILE.read_text())
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)

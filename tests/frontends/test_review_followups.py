@@ -312,7 +312,7 @@ def test_the_anchor_sequences_of_many_shards_are_found_in_one_pass(tmp_path):
     """50000 chunks of one container in four shards, numbered #p0001 to #p9999 over and over:
     every chunk after the first 9999 repeats an anchor. Under 5 s and 200 MB, with the records'
     reading included."""
-    from pytest_citations.kinds.ear_ids.model import anchor_index
+    from pytest_citations.kinds.ear_ids.corpus import anchor_index
 
     numbers = [number % 9999 + 1 for number in range(50_000)]
     chunks = [_chunk(f"EAR-740.1#p{number:04d}", number) for number in numbers]

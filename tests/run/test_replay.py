@@ -382,15 +382,15 @@ def test_a_symlinked_folder_that_leads_elsewhere_now_is_another_request(repo, ca
 
 
 def test_a_crash_in_a_rerun_is_checked_again_next_time(repo, capsys, monkeypatch):
-    from pytest_citations.kinds.memories import model as memories
+    from pytest_citations.kinds.memories import verification
 
     run(capsys, repo)
     (repo / "src" / "a.py").write_text("def ALPHA():\n    return 1\n")
     date_back(repo / "src" / "a.py", 30)
-    real = memories.verify_citation
-    monkeypatch.setattr(memories, "verify_citation", lambda *a, **k: (_ for _ in ()).throw(RuntimeError("transient")))
+    real = verification.verify_citation
+    monkeypatch.setattr(verification, "verify_citation", lambda *a, **k: (_ for _ in ()).throw(RuntimeError("transient")))
     assert "C006" in {d["code"] for d in run(capsys, repo)[0]["diagnostics"]}
-    monkeypatch.setattr(memories, "verify_citation", real)
+    monkeypatch.setattr(verification, "verify_citation", real)
     expected = uncached(capsys, repo)
     assert "C006" not in {d["code"] for d in expected["diagnostics"]}
     assert run(capsys, repo)[0] == expected

@@ -328,7 +328,7 @@ def _metadata(c, raw: dict | None) -> dict[str, Any]:
 
 def _quote(c) -> tuple[int, int, str] | str:
     """(start, end, text) of the cited range in the source's own text, or why there is none."""
-    from pytest_citations.kinds.claude_exchanges.rules import pdf_pages
+    from pytest_citations.kinds.claude_exchanges.cited_text import pdf_pages
 
     data = c.data
     if c.type == "char_location":

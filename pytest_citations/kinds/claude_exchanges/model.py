@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any, TypeGuard, cast
 
 from pytest_citations.core import jsonlines
+from pytest_citations.core.json_positions import Node, plain, scan_json
 from pytest_citations.kinds import Reported
-from pytest_citations.kinds.code_tuples.model import Node, plain, scan_json
 from pytest_citations.rules import Finding
 
 INVALID = "A601"

@@ -17,8 +17,8 @@ reference) first fixes the memories as ``citations check --fix`` does, and recor
 it writes are listed on standard error.
 
 Exit status: 0 when every citation is valid (or there is none), 1 when one is stale, 2 for an error.
-The verification itself is :func:`pytest_citations.kinds.memories.model.verify_citation`, shared with the
-M2xx rules; this module only finds the files and prints the results.
+The verification itself is :func:`pytest_citations.kinds.memories.verification.verify_citation`, shared
+with the M2xx rules; this module only finds the files and prints the results.
 """
 
 from __future__ import annotations
@@ -177,7 +177,8 @@ def invalid_reason(citation) -> str:
 
 def verify_memory(memory, root: Path, read_lines) -> VerificationResult:
     """Verify every citation of a memory with the spec's algorithm (shared with the M2xx rules)."""
-    from pytest_citations.kinds.memories.model import DEFAULT_CONFIDENCE, Verdict, verify_citation
+    from pytest_citations.kinds.memories.memory import DEFAULT_CONFIDENCE
+    from pytest_citations.kinds.memories.verification import Verdict, verify_citation
 
     stale = []
     valid_count = 0
@@ -308,7 +309,7 @@ def find_memory(memory_id: str, memories: Path, root: Path) -> Path | None:
 
 def read_memory_file(path: Path, root: Path):
     """The :class:`Memory` in a file inside ``root``; :class:`ParseError` when it cannot be read."""
-    from pytest_citations.kinds.memories.model import read_memory
+    from pytest_citations.kinds.memories.memory import read_memory
 
     try:
         source = sources.read_source(root, path.absolute())
@@ -332,7 +333,7 @@ def read_memory_file(path: Path, root: Path):
 
 
 def _reader(root: Path):
-    from pytest_citations.kinds.memories.model import cited_lines_reader
+    from pytest_citations.kinds.memories.verification import cited_lines_reader
 
     return cited_lines_reader(root, sources.DEFAULT_MAX_FILE_SIZE, {})
 

@@ -3,7 +3,7 @@ established into the memory's front matter.
 
 Only on request: the stamps hold the time of the run, so a plain ``--fix`` (which calls no kind's
 refresh, see :mod:`pytest_citations.run.fix`) never writes them. What to write is decided beside the
-verification itself (:func:`pytest_citations.kinds.memories.model.verification_stamps`): each
+verification itself (:func:`pytest_citations.kinds.memories.verification.verification_stamps`): each
 citation that verifies and has no ``verified`` stamp (or whose ``line`` this fix moved) gets
 ``verified: <now>``; the memory's ``confidence`` is set to valid / total; and ``last_verified`` is
 stamped when either changed. Nothing changes when nothing needs to, so a second run writes nothing.

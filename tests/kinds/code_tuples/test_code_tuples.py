@@ -15,7 +15,8 @@ import regex
 from conftest import PROJECT
 from pytest_citations.core import git_history
 from pytest_citations.engine import Engine
-from pytest_citations.kinds.code_tuples.model import KIND, find_inline, looks_like_path
+from pytest_citations.kinds.code_tuples.inline import find_inline, looks_like_path
+from pytest_citations.kinds.code_tuples.model import KIND
 from pytest_citations.run.fix import fix_file
 
 REPO = PROJECT / "fixtures" / "code-tuples-repo"

@@ -13,15 +13,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import PROJECT, TESTS
-from pytest_citations.kinds.code_tuples import model as code_tuples
+from pytest_citations.kinds.code_tuples import inline
 
 
 def reference(text: str) -> list:
-    return list(code_tuples._scan_inline(text))
+    return list(inline._scan_inline(text))
 
 
 def assert_same(text: str) -> None:
-    assert list(code_tuples.find_inline(text)) == reference(text)
+    assert list(inline.find_inline(text)) == reference(text)
 
 
 TRICKY = [
@@ -62,7 +62,7 @@ def test_real_files(realdata):
     assert paths
     for path in paths:
         text = path.read_bytes()[: 1 << 20].decode("utf-8", "replace")
-        assert list(code_tuples.find_inline(text)) == reference(text), path
+        assert list(inline.find_inline(text)) == reference(text), path
 
 
 _PIECES = st.sampled_from(
@@ -88,6 +88,6 @@ def test_hostile_texts_take_linear_time(text):
     import time
 
     started = time.perf_counter()
-    found = code_tuples._MAY_HOLD_INLINE.search(text)
+    found = inline._MAY_HOLD_INLINE.search(text)
     assert time.perf_counter() - started < 1.0
     assert found is None and not reference(text)

@@ -9,7 +9,7 @@ import pytest
 from conftest import PROJECT
 from pytest_citations.core.config import parse_config
 from pytest_citations.engine import Engine, load_plugins
-from pytest_citations.kinds.ear_ids.model import scan_jsonld, scan_turtle
+from pytest_citations.kinds.ear_ids.kg import scan_jsonld, scan_turtle
 from pytest_citations.run.fix import fix_file
 
 EAR_REPO = PROJECT / "fixtures" / "ear-repo"

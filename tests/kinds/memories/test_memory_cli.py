@@ -382,7 +382,7 @@ def test_unusual_paths_do_not_crash(tmp_path, capsys):
 
 def test_confidence_without_citations_is_the_memory_own():
     from pytest_citations.kinds.memories.cli import verify_memory
-    from pytest_citations.kinds.memories.model import read_memory
+    from pytest_citations.kinds.memories.memory import read_memory
 
     def reader(rel):
         raise AssertionError("nothing to read")

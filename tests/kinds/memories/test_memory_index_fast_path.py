@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from conftest import PROJECT, REALDATA
 from pytest_citations.core import frontmatter
-from pytest_citations.kinds.memories.model import INDEXED_FIELDS, plain_index_entry, yaml_index_entry
+from pytest_citations.kinds.memories.memory_index import INDEXED_FIELDS, plain_index_entry, yaml_index_entry
 
 pytest.importorskip("_ruamel_yaml", reason="ruamel.yaml.clib is not installed on this interpreter")
 
@@ -439,13 +439,14 @@ def test_a_yaml_error_gives_the_stem_and_no_links_either_way():
 def test_the_index_parses_no_yaml_for_a_plain_memory_and_parses_the_others(tmp_path, monkeypatch):
     from types import SimpleNamespace
 
-    from pytest_citations.kinds.memories import model as memories
+    from pytest_citations.kinds.memories import memory_index
+    from pytest_citations.kinds.memories.memory import Memory
 
     (tmp_path / "plain.md").write_text(front_matter("id: p\nlinks:\n  - supersedes: old\n"), encoding="utf-8")
     (tmp_path / "quoted.md").write_text(front_matter("id: 'q'\n"), encoding="utf-8")
     engine = SimpleNamespace(config=SimpleNamespace(root=tmp_path, max_file_size=10_000))
     parsed = []
-    monkeypatch.setattr(memories, "read_memory", lambda rel, *args: parsed.append(rel) or memories.Memory(rel, "q", None, [], [], 0.5))
-    assert memories._index_entry(engine, "plain.md") == ["p", ["old"], True]
-    assert memories._index_entry(engine, "quoted.md") == ["q", [], False]  # (what the stand-in read_memory says)
+    monkeypatch.setattr(memory_index, "read_memory", lambda rel, *args: parsed.append(rel) or Memory(rel, "q", None, [], [], 0.5))
+    assert memory_index._index_entry(engine, "plain.md") == ["p", ["old"], True]
+    assert memory_index._index_entry(engine, "quoted.md") == ["q", [], False]  # (what the stand-in read_memory says)
     assert parsed == ["quoted.md"]

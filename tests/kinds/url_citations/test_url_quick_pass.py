@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from pytest_citations.contexts import FileContext, RuleContext
 from pytest_citations.engine import Engine
 from pytest_citations.kinds import Reported
-from pytest_citations.kinds.url_citations import rules
+from pytest_citations.kinds.url_citations import quick_pass, rules
 from pytest_citations.kinds.url_citations.model import KIND
 from pytest_citations.kinds.url_citations.urls import cid_for
 from url_records import valid_record
@@ -199,7 +199,8 @@ def test_a_crash_in_the_shared_verdict_is_reported_by_the_rule_that_crashes(tmp_
     def broken(value):
         raise RuntimeError("a bug in the timestamp test")
 
-    monkeypatch.setattr(rules, "_is_iso_8601", broken)
+    monkeypatch.setattr(rules, "_is_iso_8601", broken)  # where U108 looks it up
+    monkeypatch.setattr(quick_pass, "_is_iso_8601", broken)  # and where the shared verdict does
     found = Engine.load(tmp_path).check([tmp_path]).diagnostics
     crashes = [d for d in found if d.code == "C006"]
     assert [d.message.split(":")[0] for d in crashes] == ["internal error in rule U108 (checked-at-not-iso8601)"]

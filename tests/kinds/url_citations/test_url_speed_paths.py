@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from pytest_citations.core import jsonlines
 from pytest_citations.core.timestamps import parse_iso_8601
 from pytest_citations.engine import Engine
-from pytest_citations.kinds.url_citations import rules
+from pytest_citations.kinds.url_citations.fields import _digest, _is_iso_8601
+from pytest_citations.kinds.url_citations.first_lines import FirstLines
 from pytest_citations.kinds.url_citations.urls import NotAbsoluteURL, cid_for, normalize_spec
 from url_records import valid_record
 
@@ -260,7 +261,7 @@ GOOD_CID = cid_for("https://example.com/doc")
     ],
 )
 def test_cid_digest_is_the_well_formed_check(cid):
-    digest = rules._digest(cid)
+    digest = _digest(cid)
     assert (digest is not None) == (isinstance(cid, str) and _CID.match(cid) is not None)
     if digest is not None:
         assert digest.hex() == cid[4:]
@@ -270,13 +271,13 @@ def test_cid_digest_is_the_well_formed_check(cid):
 @given(st.lists(st.sampled_from([cid_for(str(n)) for n in range(6)] + ["cid_x", "cid_" + "A" * 64]), max_size=30),
        st.sampled_from([0, 1, 16]), st.sampled_from([0, 3, 4096]))
 def test_first_lines_agree_with_a_dict(cids, bits, small):
-    index, reference = rules.FirstLines(bits, small), {}
+    index, reference = FirstLines(bits, small), {}
     for line, cid in enumerate(cids, start=1):
-        assert index.first(cid, rules._digest(cid), line) == reference.setdefault(cid, line)
+        assert index.first(cid, _digest(cid), line) == reference.setdefault(cid, line)
 
 
 def test_a_digest_found_across_two_entries_is_not_a_match():
-    index = rules.FirstLines(bits=0, small=0)  # compact from the start, one bucket: every entry is searched
+    index = FirstLines(bits=0, small=0)  # compact from the start, one bucket: every entry is searched
     first = bytes(range(32))
     index.first("cid_" + first.hex(), first, 0x0101010101010101)
     across = first[8:] + (0x0101010101010101).to_bytes(8, "little")  # the end of an entry and its line
@@ -297,7 +298,7 @@ def test_a_digest_found_across_two_entries_is_not_a_match():
 )
 def test_timestamp_verdicts_match_the_parser(value):
     for _ in range(2):  # once to fill the cache, once from it
-        assert rules._is_iso_8601(value) == (parse_iso_8601(value) is not None)
+        assert _is_iso_8601(value) == (parse_iso_8601(value) is not None)
 
 
 # -- the rules over a file of tricky records, end to end -------------------------------------------

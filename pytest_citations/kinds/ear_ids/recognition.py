@@ -1,0 +1,63 @@
+"""How the ear-ids kind recognises its files: the shape of a file by its suffix, and what the head
+of a file holds when the kind claims it (it claims a file by its content only)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import PurePosixPath
+
+from pytest_citations.kinds.ear_ids.ids import looks_like_ear_id
+from pytest_citations.kinds.ear_ids.json_text import _whole_elements
+
+KG_SUFFIXES = {".ttl": "turtle", ".nt": "turtle", ".jsonld": "jsonld"}
+# What the head of each of the kind's files holds (the kind claims a file by its content only):
+# a corpus record's schema, a dataset record's ear_sections, a RAG output's citations of EAR
+# sections, a manifest's list of datasets in our shape, a KG section IRI's path.
+_CORPUS_MARK = re.compile(r'"schema_version"\s*:\s*"retrieval-corpus\.v1"')
+_DATASET_MARK = re.compile(r'"ear_sections"\s*:')
+_RAG_KEYS = ('"citations"', '"section_id"')
+_MANIFEST_START = re.compile(r"\A\ufeff?\s*\{")
+_DATASETS_ARRAY = re.compile(r'"datasets"\s*:\s*\[')
+MANIFEST_ENTRY_FIELDS = ("id", "file", "num_items")
+_KG_MARK = re.compile(r"/resource/ear/section/")
+
+
+def file_format(rel: str) -> str:
+    suffix = PurePosixPath(rel).suffix.lower()
+    if suffix == ".json":
+        return "manifest"
+    return KG_SUFFIXES.get(suffix, "jsonl")
+
+
+def cites_ear_sections(head: str) -> bool:
+    """Whether a record of the head (one JSON Lines line) is a RAG output whose ``citations[]``
+    hold a ``section_id`` written as an EAR section id (see :func:`looks_like_ear_id`). Only that
+    field, as the spec names it: other tools have ``section_id``s of their own (``sec-3``), and
+    eCFR snapshots a top-level one (``§ 736.2``) that is an input of the corpus build, not a
+    citation. A line is decoded only when it holds both keys, so the head is read once."""
+    for line in head.removeprefix("\ufeff").split("\n"):
+        if not all(key in line for key in _RAG_KEYS):
+            continue
+        try:
+            record = json.loads(line)
+        except (ValueError, RecursionError):  # a line the head cuts off, or one nested too deep
+            continue
+        citations = record.get("citations") if isinstance(record, dict) else None
+        if isinstance(citations, list) and any(
+            isinstance(citation, dict) and looks_like_ear_id(citation.get("section_id")) for citation in citations
+        ):
+            return True
+    return False
+
+
+def is_dataset_manifest(head: str) -> bool:
+    """Whether the head is a dataset manifest in our shape: a JSON object whose ``datasets`` array
+    holds an entry with ``id``, ``file`` and ``num_items``, among the entries the head holds whole.
+    Other tools' manifests list datasets by ``name`` and ``path`` (with a ``num_items`` too)."""
+    if _MANIFEST_START.match(head) is None or (found := _DATASETS_ARRAY.search(head)) is None:
+        return False
+    return any(
+        isinstance(entry, dict) and all(key in entry for key in MANIFEST_ENTRY_FIELDS)
+        for entry in _whole_elements(head, found.end() - 1)
+    )
