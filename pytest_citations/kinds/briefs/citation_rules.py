@@ -14,16 +14,6 @@ from pytest_citations.core.timestamps import parse_iso_8601
 from pytest_citations.kinds.briefs.citations import _at, _objects
 from pytest_citations.kinds.briefs.model import REQUIRED_FIELDS, Brief, Entry
 from pytest_citations.kinds.briefs.resolution import sidecar_candidates
-from pytest_citations.kinds.briefs.rule_docs import (
-    _GOOD,
-    _REF1,
-    _STORE_SETTINGS,
-    _brief,
-    _doc,
-    _files,
-    _sidecar_of_one,
-    _store,
-)
 from pytest_citations.rules import Finding, rule
 
 KIND = "briefs"
@@ -43,17 +33,108 @@ def _has_every_field(citation: dict) -> bool:
 
 
 @rule("B307", "missing-citation-object", kind=KIND)
-@_doc(
-    "Reports a marker `[N]` with no stored citation object (spec §1): neither the brief's sidecar\n"
-    '`<brief>.citations.json` (`{"citations": {"N": {...}}}`) nor the evidence store holds one for it.',
-    "The rendered `[N]` is presentation only; the validator works on stored objects (§2). A marker\n"
-    "with no object cites evidence nobody retrieved.",
-    _files(_brief("- The Fed held rates. [1][2]", _REF1 + '\n[2] Reuters. "Fed holds". Feb 10, 2026. https://www.reuters.com/b'),
-           _sidecar_of_one(), registry=True),
-    _GOOD,
-    "Store the citation object under the marker's number, or remove the marker.",
-)
 def missing_citation_object(brief: Brief, ctx):
+    """
+    ## What it does
+    Reports a marker `[N]` with no stored citation object (spec §1): neither the brief's sidecar
+    `<brief>.citations.json` (`{"citations": {"N": {...}}}`) nor the evidence store holds one for it.
+
+    ## Why is this bad?
+    The rendered `[N]` is presentation only; the validator works on stored objects (§2). A marker
+    with no object cites evidence nobody retrieved.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1][2]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "FOMC Statement". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    [2] Reuters. "Fed holds". Feb 10, 2026. https://www.reuters.com/b
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {"1":
+      {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve",
+       "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm",
+       "title": "FOMC Statement", "published_at": "2026-02-10T14:00:00Z",
+       "fetched_at": "2026-02-11T02:15:00Z"}}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        credibility_tier: 1
+        paywall_policy: full
+      - id: ft_markets
+        url: https://www.ft.com/markets
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: zerohedge
+        url: https://www.zerohedge.com/s/RSS
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    Good:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "FOMC Statement". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {"1":
+      {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve",
+       "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm",
+       "title": "FOMC Statement", "published_at": "2026-02-10T14:00:00Z",
+       "fetched_at": "2026-02-11T02:15:00Z"}}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        credibility_tier: 1
+        paywall_policy: full
+      - id: ft_markets
+        url: https://www.ft.com/markets
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: zerohedge
+        url: https://www.zerohedge.com/s/RSS
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    ## Fix
+    Store the citation object under the marker's number, or remove the marker.
+    """
     numbers = brief.cited_numbers()
     if brief.citations is None:
         if numbers and brief.citation_source is None:  # an unreadable sidecar is B318's
@@ -66,18 +147,108 @@ def missing_citation_object(brief: Brief, ctx):
 
 
 @rule("B308", "citation-missing-field", kind=KIND)
-@_doc(
-    "Reports a stored citation object that lacks a required field of spec §1 (`id`, `source_id`,\n"
-    "`publisher`, `doc_id`, `chunk_id`, `url`, `title`, `published_at`, `fetched_at`) or holds one that\n"
-    "is not a non-empty string.",
-    "Without its URL or publication date a citation cannot be verified; without `source_id` it cannot\n"
-    "be checked against the registry. The contract rejects such citations.",
-    _files(_brief("- The Fed held rates. [1]"), _sidecar_of_one().replace('"url": "https://www.federalreserve.gov/a.htm",', '"url": null,'),
-           registry=True),
-    _GOOD,
-    "Store every required field; `citations brief validate --fix` removes the citation from the bullet.",
-)
 def citation_missing_field(brief: Brief, ctx):
+    """
+    ## What it does
+    Reports a stored citation object that lacks a required field of spec §1 (`id`, `source_id`,
+    `publisher`, `doc_id`, `chunk_id`, `url`, `title`, `published_at`, `fetched_at`) or holds one that
+    is not a non-empty string.
+
+    ## Why is this bad?
+    Without its URL or publication date a citation cannot be verified; without `source_id` it cannot
+    be checked against the registry. The contract rejects such citations.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "FOMC Statement". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {"1":
+      {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve",
+       "doc_id": "doc_1", "chunk_id": "chunk_1", "url": null,
+       "title": "FOMC Statement", "published_at": "2026-02-10T14:00:00Z",
+       "fetched_at": "2026-02-11T02:15:00Z"}}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        credibility_tier: 1
+        paywall_policy: full
+      - id: ft_markets
+        url: https://www.ft.com/markets
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: zerohedge
+        url: https://www.zerohedge.com/s/RSS
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    Good:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "FOMC Statement". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {"1":
+      {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve",
+       "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm",
+       "title": "FOMC Statement", "published_at": "2026-02-10T14:00:00Z",
+       "fetched_at": "2026-02-11T02:15:00Z"}}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        credibility_tier: 1
+        paywall_policy: full
+      - id: ft_markets
+        url: https://www.ft.com/markets
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: zerohedge
+        url: https://www.zerohedge.com/s/RSS
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    ## Fix
+    Store every required field; `citations brief validate --fix` removes the citation from the bullet.
+    """
     for number, citation, marker in _objects(brief):
         if _has_every_field(citation):
             continue
@@ -87,17 +258,140 @@ def citation_missing_field(brief: Brief, ctx):
 
 
 @rule("B309", "citation-not-in-store", kind=KIND)
-@_doc(
-    "With an evidence store configured (`evidence-store`), reports a citation whose `doc_id` is not a\n"
-    "stored document, whose `chunk_id` is not a stored chunk, or whose chunk belongs to another\n"
-    "document. The store is opened read-only.",
-    "A citation must point at evidence that was actually retrieved and stored; an id the store does\n"
-    "not hold is fabricated or was lost.",
-    _STORE_SETTINGS + _files(_brief("- The Fed held rates. [1]"), _sidecar_of_one(), registry=True) + _store("doc_2", "chunk_2"),
-    _STORE_SETTINGS + _files(_brief("- The Fed held rates. [1]"), _sidecar_of_one(), registry=True) + _store("doc_1", "chunk_1"),
-    "Cite the stored document and chunk the claim came from.",
-)
 def citation_not_in_store(brief: Brief, ctx):
+    """
+    ## What it does
+    With an evidence store configured (`evidence-store`), reports a citation whose `doc_id` is not a
+    stored document, whose `chunk_id` is not a stored chunk, or whose chunk belongs to another
+    document. The store is opened read-only.
+
+    ## Why is this bad?
+    A citation must point at evidence that was actually retrieved and stored; an id the store does
+    not hold is fabricated or was lost.
+
+    ## Example
+
+    Bad:
+
+    ```toml title="pyproject.toml"
+    [tool.citations.kinds.briefs]
+    evidence-store = "evidence.sql"
+    ```
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "FOMC Statement". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {"1":
+      {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve",
+       "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm",
+       "title": "FOMC Statement", "published_at": "2026-02-10T14:00:00Z",
+       "fetched_at": "2026-02-11T02:15:00Z"}}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        credibility_tier: 1
+        paywall_policy: full
+      - id: ft_markets
+        url: https://www.ft.com/markets
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: zerohedge
+        url: https://www.zerohedge.com/s/RSS
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    ```sql title="evidence.sql"
+    CREATE TABLE documents (id TEXT PRIMARY KEY, source_id TEXT, url TEXT, title TEXT,
+                            published_at TEXT, fetched_at TEXT);
+    CREATE TABLE chunks (id TEXT PRIMARY KEY, doc_id TEXT, ordinal INTEGER, text TEXT);
+    CREATE TABLE citations (id TEXT PRIMARY KEY);
+    CREATE TABLE syntheses (id TEXT PRIMARY KEY, brief_path TEXT);
+    CREATE TABLE synthesis_markers (synthesis_id TEXT, marker INTEGER, citation_id TEXT);
+    INSERT INTO documents (id, source_id, url) VALUES ('doc_2', 'fed_press_releases', 'https://www.federalreserve.gov/a.htm');
+    INSERT INTO chunks (id, doc_id) VALUES ('chunk_2', 'doc_2');
+    ```
+
+    Good:
+
+    ```toml title="pyproject.toml"
+    [tool.citations.kinds.briefs]
+    evidence-store = "evidence.sql"
+    ```
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "FOMC Statement". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {"1":
+      {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve",
+       "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm",
+       "title": "FOMC Statement", "published_at": "2026-02-10T14:00:00Z",
+       "fetched_at": "2026-02-11T02:15:00Z"}}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        credibility_tier: 1
+        paywall_policy: full
+      - id: ft_markets
+        url: https://www.ft.com/markets
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: zerohedge
+        url: https://www.zerohedge.com/s/RSS
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    ```sql title="evidence.sql"
+    CREATE TABLE documents (id TEXT PRIMARY KEY, source_id TEXT, url TEXT, title TEXT,
+                            published_at TEXT, fetched_at TEXT);
+    CREATE TABLE chunks (id TEXT PRIMARY KEY, doc_id TEXT, ordinal INTEGER, text TEXT);
+    CREATE TABLE citations (id TEXT PRIMARY KEY);
+    CREATE TABLE syntheses (id TEXT PRIMARY KEY, brief_path TEXT);
+    CREATE TABLE synthesis_markers (synthesis_id TEXT, marker INTEGER, citation_id TEXT);
+    INSERT INTO documents (id, source_id, url) VALUES ('doc_1', 'fed_press_releases', 'https://www.federalreserve.gov/a.htm');
+    INSERT INTO chunks (id, doc_id) VALUES ('chunk_1', 'doc_1');
+    ```
+
+    ## Fix
+    Cite the stored document and chunk the claim came from.
+    """
     store = brief.store
     if store is None:
         return
@@ -117,16 +411,123 @@ def citation_not_in_store(brief: Brief, ctx):
 
 
 @rule("B310", "evidence-store-not-configured", kind=KIND, severity=Severity.WARNING)
-@_doc(
-    "Warns, once per brief, that no evidence store is configured, so `doc_id`/`chunk_id` resolution\n"
-    "(spec §3 step 3) cannot be proven. Set `evidence-store` under `[tool.citations.kinds.briefs]`.",
-    "A sidecar says which document and chunk a citation names, but only the store can say that they\n"
-    "exist. A check that cannot prove it must say so rather than pass.",
-    _files(_brief("- The Fed held rates. [1]"), _sidecar_of_one(), registry=True),
-    _STORE_SETTINGS + _files(_brief("- The Fed held rates. [1]"), _sidecar_of_one(), registry=True) + _store("doc_1", "chunk_1"),
-    "Build a store with `citations store init` and `citations store import`, and name it in the settings.",
-)
 def evidence_store_not_configured(brief: Brief, ctx):
+    """
+    ## What it does
+    Warns, once per brief, that no evidence store is configured, so `doc_id`/`chunk_id` resolution
+    (spec §3 step 3) cannot be proven. Set `evidence-store` under `[tool.citations.kinds.briefs]`.
+
+    ## Why is this bad?
+    A sidecar says which document and chunk a citation names, but only the store can say that they
+    exist. A check that cannot prove it must say so rather than pass.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "FOMC Statement". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {"1":
+      {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve",
+       "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm",
+       "title": "FOMC Statement", "published_at": "2026-02-10T14:00:00Z",
+       "fetched_at": "2026-02-11T02:15:00Z"}}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        credibility_tier: 1
+        paywall_policy: full
+      - id: ft_markets
+        url: https://www.ft.com/markets
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: zerohedge
+        url: https://www.zerohedge.com/s/RSS
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    Good:
+
+    ```toml title="pyproject.toml"
+    [tool.citations.kinds.briefs]
+    evidence-store = "evidence.sql"
+    ```
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "FOMC Statement". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {"1":
+      {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve",
+       "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm",
+       "title": "FOMC Statement", "published_at": "2026-02-10T14:00:00Z",
+       "fetched_at": "2026-02-11T02:15:00Z"}}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        credibility_tier: 1
+        paywall_policy: full
+      - id: ft_markets
+        url: https://www.ft.com/markets
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: zerohedge
+        url: https://www.zerohedge.com/s/RSS
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    ```sql title="evidence.sql"
+    CREATE TABLE documents (id TEXT PRIMARY KEY, source_id TEXT, url TEXT, title TEXT,
+                            published_at TEXT, fetched_at TEXT);
+    CREATE TABLE chunks (id TEXT PRIMARY KEY, doc_id TEXT, ordinal INTEGER, text TEXT);
+    CREATE TABLE citations (id TEXT PRIMARY KEY);
+    CREATE TABLE syntheses (id TEXT PRIMARY KEY, brief_path TEXT);
+    CREATE TABLE synthesis_markers (synthesis_id TEXT, marker INTEGER, citation_id TEXT);
+    INSERT INTO documents (id, source_id, url) VALUES ('doc_1', 'fed_press_releases', 'https://www.federalreserve.gov/a.htm');
+    INSERT INTO chunks (id, doc_id) VALUES ('chunk_1', 'doc_1');
+    ```
+
+    ## Fix
+    Build a store with `citations store init` and `citations store import`, and name it in the settings.
+    """
     if brief.store is None and not ctx.kind_options.get("evidence-store") and brief.citations:
         marker = brief.first_marker(brief.cited_numbers()[0]) if brief.cited_numbers() else None
         line, col = (marker.line, marker.col) if marker else (1, 1)
@@ -134,16 +535,107 @@ def evidence_store_not_configured(brief: Brief, ctx):
 
 
 @rule("B313", "invalid-citation-timestamp", kind=KIND)
-@_doc(
-    "Reports a citation whose `published_at` or `fetched_at` is not an ISO 8601 date or date-time,\n"
-    "or whose `fetched_at` is before its `published_at`.",
-    "Recency rules and the reader's trust depend on these dates; a document cannot have been fetched\n"
-    "before it was published.",
-    _files(_brief("- The Fed held rates. [1]"), _sidecar_of_one().replace("2026-02-11T02:15:00Z", "2026-02-09T02:15:00Z"), registry=True),
-    _GOOD,
-    "Store the timestamps as ISO 8601 (`2026-02-10T14:00:00Z`), as published and as fetched.",
-)
 def invalid_citation_timestamp(brief: Brief, ctx):
+    """
+    ## What it does
+    Reports a citation whose `published_at` or `fetched_at` is not an ISO 8601 date or date-time,
+    or whose `fetched_at` is before its `published_at`.
+
+    ## Why is this bad?
+    Recency rules and the reader's trust depend on these dates; a document cannot have been fetched
+    before it was published.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "FOMC Statement". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {"1":
+      {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve",
+       "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm",
+       "title": "FOMC Statement", "published_at": "2026-02-10T14:00:00Z",
+       "fetched_at": "2026-02-09T02:15:00Z"}}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        credibility_tier: 1
+        paywall_policy: full
+      - id: ft_markets
+        url: https://www.ft.com/markets
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: zerohedge
+        url: https://www.zerohedge.com/s/RSS
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    Good:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "FOMC Statement". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {"1":
+      {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve",
+       "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm",
+       "title": "FOMC Statement", "published_at": "2026-02-10T14:00:00Z",
+       "fetched_at": "2026-02-11T02:15:00Z"}}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        credibility_tier: 1
+        paywall_policy: full
+      - id: ft_markets
+        url: https://www.ft.com/markets
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: zerohedge
+        url: https://www.zerohedge.com/s/RSS
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    ## Fix
+    Store the timestamps as ISO 8601 (`2026-02-10T14:00:00Z`), as published and as fetched.
+    """
     for number, citation, marker in _objects(brief):
         moments = {}
         for key in ("published_at", "fetched_at"):
@@ -162,23 +654,113 @@ def invalid_citation_timestamp(brief: Brief, ctx):
 
 
 @rule("B336", "reference-url-mismatch", kind=KIND)
-@_doc(
-    "Reports a References entry whose URL is not its stored citation object's `url`: a URL on another\n"
-    "site, or another page of the same site. The two are compared as spec normalization compares URLs\n"
-    "(`citations-jsonl-v1.md`: the case of scheme and host, default ports, tracking parameters, the\n"
-    "fragment, a trailing slash), a leading `www.` and the scheme aside. An entry that shortens its URL\n"
-    "with an ellipsis, as spec §7.2 and §10 do (`https://www.federalreserve.gov/...`), must name the\n"
-    "citation's site and begin its URL; `https://...` names none and is not compared. The publisher,\n"
-    "title and date of the entry are not compared (docs/briefs.md says why).",
-    "The validator checks the stored object, but the reader follows the printed URL (spec §11.6: the\n"
-    "user can verify). An entry that links elsewhere sends the reader to a page the claim was never\n"
-    "checked against: a phantom citation in all but name.",
-    _files(_brief("- The Fed held rates. [1]", _REF1.replace("https://www.federalreserve.gov/a.htm", "https://www.reuters.com/a")),
-           _sidecar_of_one(), registry=True),
-    _GOOD,
-    "Print the stored citation's URL in the entry, or store the object of the page the entry names.",
-)
 def reference_url_mismatch(brief: Brief, ctx):
+    """
+    ## What it does
+    Reports a References entry whose URL is not its stored citation object's `url`: a URL on another
+    site, or another page of the same site. The two are compared as spec normalization compares URLs
+    (`citations-jsonl-v1.md`: the case of scheme and host, default ports, tracking parameters, the
+    fragment, a trailing slash), a leading `www.` and the scheme aside. An entry that shortens its URL
+    with an ellipsis, as spec §7.2 and §10 do (`https://www.federalreserve.gov/...`), must name the
+    citation's site and begin its URL; `https://...` names none and is not compared. The publisher,
+    title and date of the entry are not compared (docs/briefs.md says why).
+
+    ## Why is this bad?
+    The validator checks the stored object, but the reader follows the printed URL (spec §11.6: the
+    user can verify). An entry that links elsewhere sends the reader to a page the claim was never
+    checked against: a phantom citation in all but name.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "FOMC Statement". Feb 10, 2026. https://www.reuters.com/a
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {"1":
+      {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve",
+       "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm",
+       "title": "FOMC Statement", "published_at": "2026-02-10T14:00:00Z",
+       "fetched_at": "2026-02-11T02:15:00Z"}}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        credibility_tier: 1
+        paywall_policy: full
+      - id: ft_markets
+        url: https://www.ft.com/markets
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: zerohedge
+        url: https://www.zerohedge.com/s/RSS
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    Good:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "FOMC Statement". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {"1":
+      {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve",
+       "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm",
+       "title": "FOMC Statement", "published_at": "2026-02-10T14:00:00Z",
+       "fetched_at": "2026-02-11T02:15:00Z"}}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        credibility_tier: 1
+        paywall_policy: full
+      - id: ft_markets
+        url: https://www.ft.com/markets
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: zerohedge
+        url: https://www.zerohedge.com/s/RSS
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    ## Fix
+    Print the stored citation's URL in the entry, or store the object of the page the entry names.
+    """
     citations = brief.citations or {}
     for number in dict.fromkeys(entry.number for entry in brief.entries):
         entry = cast(Entry, brief.entry(number))  # (the number of an entry has a first entry)
@@ -240,16 +822,71 @@ def _normalized(url: str) -> str:
 
 
 @rule("B318", "citation-objects-unreadable", kind=KIND, scope="engine")
-@_doc(
-    "Reports a sidecar `<brief>.citations.json` that is not strict JSON (duplicate keys, NaN, too\n"
-    'deep) or not of the shape `{"citations": {"1": {...}}}`, and an `evidence-store` that is missing,\n'
-    "outside the repository or not a store built by `citations store init`.",
-    "The brief's citations cannot be resolved at all; every marker would otherwise look unresolved,\n"
-    "or worse, pass unchecked.",
-    _files(_brief("- The Fed held rates. [1]"), '{"citations": {"1": {"id": "a"}, "1": {"id": "b"}}}\n'),
-    _files(_brief("- The Fed held rates. [1]"), _sidecar_of_one()),
-    "Write the sidecar as one JSON object mapping marker numbers to citation objects; build the store\n"
-    "with `citations store init`.",
-)
 def citation_objects_unreadable():
+    """
+    ## What it does
+    Reports a sidecar `<brief>.citations.json` that is not strict JSON (duplicate keys, NaN, too
+    deep) or not of the shape `{"citations": {"1": {...}}}`, and an `evidence-store` that is missing,
+    outside the repository or not a store built by `citations store init`.
+
+    ## Why is this bad?
+    The brief's citations cannot be resolved at all; every marker would otherwise look unresolved,
+    or worse, pass unchecked.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "FOMC Statement". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {"1": {"id": "a"}, "1": {"id": "b"}}}
+    ```
+
+    Good:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "FOMC Statement". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {"1":
+      {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve",
+       "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm",
+       "title": "FOMC Statement", "published_at": "2026-02-10T14:00:00Z",
+       "fetched_at": "2026-02-11T02:15:00Z"}}}
+    ```
+
+    ## Fix
+    Write the sidecar as one JSON object mapping marker numbers to citation objects; build the store
+    with `citations store init`.
+    """
     pass

@@ -23,7 +23,6 @@ from pytest_citations.kinds.briefs.claims import (
     topics,
 )
 from pytest_citations.kinds.briefs.model import Brief, Bullet
-from pytest_citations.kinds.briefs.rule_docs import _cite, _doc, _example, _pack
 from pytest_citations.rules import Finding, Option, rule
 
 KIND = "briefs"
@@ -62,27 +61,166 @@ def _bullet_at(bullet: Bullet, message: str) -> Finding:
                                     "the 2nd Circuit, the 10-year Treasury)", items=str),
     },
 )
-@_doc(
-    "Reports a claim bullet stating a number, a percentage, a quarter (`Q4`), a month-day date or a\n"
-    "year whose citations include no Tier 1-2 source and fewer than two independent sources (distinct\n"
-    "publishers). Spec §3.1. `may`, `March` alone and `Q&A` are not numbers; nor are the digits of\n"
-    "names (setting `non-numeric-names`): indexes and groups (`S&P 500`, `G7`), statutes, rules and forms\n"
-    "(`Section 230`, `§ 512`, `Rule 10b-5`, `Form 10-K`), ordinals naming a court or an amendment (`the 2nd\n"
-    "Circuit`, `the 1st Amendment`) and instruments' tenors (`the 10-year Treasury`, `the 2-year note`); a\n"
-    "figure beside them still is (`the 10-year yield rose to 4.5%`). Only the claim's words count: a\n"
-    "link's text does, its destination and title do not, nor an image, an autolink or bare URL, a\n"
-    "reference label, an HTML tag or comment, or a code span. A What to Watch bullet citing a\n"
-    "registry source tagged `event_calendar` (setting `calendar-tag`) states a scheduled date and is\n"
-    "exempt.",
-    "A figure from a single low-tier source is the claim most likely to be wrong and most likely to\n"
-    "be repeated; the contract asks for a credible source or corroboration.",
-    _example("- Markets fell 2% yesterday. [1]", [_cite(1, "market_blog")]),
-    _example("- Markets fell 2% yesterday. [1][2]\n- Stocks may fall in March. [3]",
-             [_cite(1, "market_blog"), _cite(2, "reuters"), _cite(3, "market_blog")]),
-    f"Cite a Tier 1-2 source or a second independent source, or replace the bullet with\n"
-    f"`{INSUFFICIENT_CREDIBLE}` (what `citations brief validate --fix` does).",
-)
 def numeric_claim_uncorroborated(brief: Brief, ctx):
+    """
+    ## What it does
+    Reports a claim bullet stating a number, a percentage, a quarter (`Q4`), a month-day date or a
+    year whose citations include no Tier 1-2 source and fewer than two independent sources (distinct
+    publishers). Spec §3.1. `may`, `March` alone and `Q&A` are not numbers; nor are the digits of
+    names (setting `non-numeric-names`): indexes and groups (`S&P 500`, `G7`), statutes, rules and forms
+    (`Section 230`, `§ 512`, `Rule 10b-5`, `Form 10-K`), ordinals naming a court or an amendment (`the 2nd
+    Circuit`, `the 1st Amendment`) and instruments' tenors (`the 10-year Treasury`, `the 2-year note`); a
+    figure beside them still is (`the 10-year yield rose to 4.5%`). Only the claim's words count: a
+    link's text does, its destination and title do not, nor an image, an autolink or bare URL, a
+    reference label, an HTML tag or comment, or a code span. A What to Watch bullet citing a
+    registry source tagged `event_calendar` (setting `calendar-tag`) states a scheduled date and is
+    exempt.
+
+    ## Why is this bad?
+    A figure from a single low-tier source is the claim most likely to be wrong and most likely to
+    be repeated; the contract asks for a credible source or corroboration.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - Markets fell 2% yesterday. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Market Blog. "Title 1". Feb 10, 2026. https://www.marketblog.example/d
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {
+      "1": {"id": "cite_1", "source_id": "market_blog", "publisher": "Market Blog", "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.marketblog.example/d", "title": "Title 1", "published_at": "2026-02-10T14:00:00Z", "fetched_at": "2026-02-11T02:15:00Z"}
+    }}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        name: Federal Reserve - Press Releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        tags: [policy_centralbank, macro_data, rates]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: bls_schedule
+        name: U.S. Bureau of Labor Statistics - Release Schedule
+        url: https://www.bls.gov/schedule/
+        tags: [macro_data, event_calendar]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: reuters
+        name: Reuters - Business
+        url: https://www.reuters.com/business/
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: full
+      - id: ft_markets
+        name: Financial Times - Markets
+        url: https://www.ft.com/markets
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: market_blog
+        name: Market Blog
+        url: https://www.marketblog.example/
+        tags: [market_narrative]
+        credibility_tier: 3
+        paywall_policy: full
+      - id: zerohedge
+        name: Zero Hedge
+        url: https://www.zerohedge.com/
+        tags: [contrarian]
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    Good:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - Markets fell 2% yesterday. [1][2]
+    - Stocks may fall in March. [3]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Market Blog. "Title 1". Feb 10, 2026. https://www.marketblog.example/d
+    [2] Reuters. "Title 2". Feb 10, 2026. https://www.reuters.com/business/b
+    [3] Market Blog. "Title 3". Feb 10, 2026. https://www.marketblog.example/d
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {
+      "1": {"id": "cite_1", "source_id": "market_blog", "publisher": "Market Blog", "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.marketblog.example/d", "title": "Title 1", "published_at": "2026-02-10T14:00:00Z", "fetched_at": "2026-02-11T02:15:00Z"},
+      "2": {"id": "cite_2", "source_id": "reuters", "publisher": "Reuters", "doc_id": "doc_2", "chunk_id": "chunk_2", "url": "https://www.reuters.com/business/b", "title": "Title 2", "published_at": "2026-02-10T14:00:00Z", "fetched_at": "2026-02-11T02:15:00Z"},
+      "3": {"id": "cite_3", "source_id": "market_blog", "publisher": "Market Blog", "doc_id": "doc_3", "chunk_id": "chunk_3", "url": "https://www.marketblog.example/d", "title": "Title 3", "published_at": "2026-02-10T14:00:00Z", "fetched_at": "2026-02-11T02:15:00Z"}
+    }}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        name: Federal Reserve - Press Releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        tags: [policy_centralbank, macro_data, rates]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: bls_schedule
+        name: U.S. Bureau of Labor Statistics - Release Schedule
+        url: https://www.bls.gov/schedule/
+        tags: [macro_data, event_calendar]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: reuters
+        name: Reuters - Business
+        url: https://www.reuters.com/business/
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: full
+      - id: ft_markets
+        name: Financial Times - Markets
+        url: https://www.ft.com/markets
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: market_blog
+        name: Market Blog
+        url: https://www.marketblog.example/
+        tags: [market_narrative]
+        credibility_tier: 3
+        paywall_policy: full
+      - id: zerohedge
+        name: Zero Hedge
+        url: https://www.zerohedge.com/
+        tags: [contrarian]
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    ## Fix
+    Cite a Tier 1-2 source or a second independent source, or replace the bullet with
+    `[Insufficient credible evidence for this claim]` (what `citations brief validate --fix` does).
+    """
     options = ctx.options
     names_compile = all_compile(tuple(options["non-numeric-names"]))
     for bullet in brief.bullets:
@@ -144,26 +282,163 @@ def _tier_1_pack_sources(brief: Brief, pack_chunks: list[dict], tags: list[str],
         "match-topic": Option(bool, True, "only a pack Tier 1 source sharing the claim's topic tag counts as available"),
     },
 )
-@_doc(
-    "Reports a claim bullet about central-bank policy or official macro releases (`policy_centralbank`,\n"
-    "`macro_data`) that cites no Tier 1 source while the evidence pack holds one (spec §3.1). The\n"
-    "bullet's tags come from §8's bullet mapping (sidecar `bullets`, or a `tags` column of the store's\n"
-    "`synthesis_bullets`) when it has them, else from a keyword classifier: `Fed` (not `fed up`),\n"
-    "`Federal Reserve`, `FOMC`, `central bank`, `ECB`, `interest rates`... are policy; `GDP`, `CPI`,\n"
-    "`payrolls`... are macro data (settings `policy-patterns`, `macro-patterns`), in the claim's words\n"
-    "as B320 reads them (not in link destinations, titles or HTML). With `match-topic`\n"
-    "(the default) only a pack Tier 1 source whose registry tags share the claim's tag counts.",
-    "Secondary reporting of an official decision can misstate it; when the official statement was\n"
-    "retrieved, the brief must cite it directly.",
-    _example("- The Fed held rates steady. [1]", [_cite(1, "reuters")],
-             evidence_pack=_pack([("fed_press_releases", 1), ("reuters", 1)])),
-    _example("- The Fed held rates steady. [1][2]\n- Fed up investors sold bonds. [1]",
-             [_cite(1, "reuters"), _cite(2, "fed_press_releases")],
-             evidence_pack=_pack([("fed_press_releases", 1), ("reuters", 1)])),
-    f"Cite the Tier 1 source of the pack, or replace the bullet with `{CITE_OFFICIAL}`\n"
-    "(what `citations brief validate --fix` does).",
-)
 def policy_claim_without_tier_1(brief: Brief, ctx):
+    """
+    ## What it does
+    Reports a claim bullet about central-bank policy or official macro releases (`policy_centralbank`,
+    `macro_data`) that cites no Tier 1 source while the evidence pack holds one (spec §3.1). The
+    bullet's tags come from §8's bullet mapping (sidecar `bullets`, or a `tags` column of the store's
+    `synthesis_bullets`) when it has them, else from a keyword classifier: `Fed` (not `fed up`),
+    `Federal Reserve`, `FOMC`, `central bank`, `ECB`, `interest rates`... are policy; `GDP`, `CPI`,
+    `payrolls`... are macro data (settings `policy-patterns`, `macro-patterns`), in the claim's words
+    as B320 reads them (not in link destinations, titles or HTML). With `match-topic`
+    (the default) only a pack Tier 1 source whose registry tags share the claim's tag counts.
+
+    ## Why is this bad?
+    Secondary reporting of an official decision can misstate it; when the official statement was
+    retrieved, the brief must cite it directly.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates steady. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Reuters. "Title 1". Feb 10, 2026. https://www.reuters.com/business/b
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {
+      "1": {"id": "cite_1", "source_id": "reuters", "publisher": "Reuters", "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.reuters.com/business/b", "title": "Title 1", "published_at": "2026-02-10T14:00:00Z", "fetched_at": "2026-02-11T02:15:00Z"}
+    },
+    "evidence_pack": {"pack_id": "pack_1", "query": "What is the Fed's stance?", "generated_at": "2026-02-11T08:00:00Z", "chunks": [{"chunk_id": "chunk_1", "source_id": "fed_press_releases"}, {"chunk_id": "chunk_2", "source_id": "reuters"}]}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        name: Federal Reserve - Press Releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        tags: [policy_centralbank, macro_data, rates]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: bls_schedule
+        name: U.S. Bureau of Labor Statistics - Release Schedule
+        url: https://www.bls.gov/schedule/
+        tags: [macro_data, event_calendar]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: reuters
+        name: Reuters - Business
+        url: https://www.reuters.com/business/
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: full
+      - id: ft_markets
+        name: Financial Times - Markets
+        url: https://www.ft.com/markets
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: market_blog
+        name: Market Blog
+        url: https://www.marketblog.example/
+        tags: [market_narrative]
+        credibility_tier: 3
+        paywall_policy: full
+      - id: zerohedge
+        name: Zero Hedge
+        url: https://www.zerohedge.com/
+        tags: [contrarian]
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    Good:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates steady. [1][2]
+    - Fed up investors sold bonds. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Reuters. "Title 1". Feb 10, 2026. https://www.reuters.com/business/b
+    [2] Federal Reserve. "Title 2". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {
+      "1": {"id": "cite_1", "source_id": "reuters", "publisher": "Reuters", "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.reuters.com/business/b", "title": "Title 1", "published_at": "2026-02-10T14:00:00Z", "fetched_at": "2026-02-11T02:15:00Z"},
+      "2": {"id": "cite_2", "source_id": "fed_press_releases", "publisher": "Federal Reserve", "doc_id": "doc_2", "chunk_id": "chunk_2", "url": "https://www.federalreserve.gov/a.htm", "title": "Title 2", "published_at": "2026-02-10T14:00:00Z", "fetched_at": "2026-02-11T02:15:00Z"}
+    },
+    "evidence_pack": {"pack_id": "pack_1", "query": "What is the Fed's stance?", "generated_at": "2026-02-11T08:00:00Z", "chunks": [{"chunk_id": "chunk_1", "source_id": "fed_press_releases"}, {"chunk_id": "chunk_2", "source_id": "reuters"}]}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        name: Federal Reserve - Press Releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        tags: [policy_centralbank, macro_data, rates]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: bls_schedule
+        name: U.S. Bureau of Labor Statistics - Release Schedule
+        url: https://www.bls.gov/schedule/
+        tags: [macro_data, event_calendar]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: reuters
+        name: Reuters - Business
+        url: https://www.reuters.com/business/
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: full
+      - id: ft_markets
+        name: Financial Times - Markets
+        url: https://www.ft.com/markets
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: market_blog
+        name: Market Blog
+        url: https://www.marketblog.example/
+        tags: [market_narrative]
+        credibility_tier: 3
+        paywall_policy: full
+      - id: zerohedge
+        name: Zero Hedge
+        url: https://www.zerohedge.com/
+        tags: [contrarian]
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    ## Fix
+    Cite the Tier 1 source of the pack, or replace the bullet with `[Cite official source directly for policy claims]`
+    (what `citations brief validate --fix` does).
+    """
     if not brief.pack:
         return
     options = ctx.options
@@ -221,19 +496,154 @@ def _markers(items: tuple[str, ...]) -> list[tuple[str, str, set[int], list[str]
     "B333", "uncertainty-marker-overstates", kind=KIND,
     options={"markers": Option(list, UNCERTAINTY_MARKERS, "\"phrase => tiers\": the tiers a marker admits", items=str)},
 )
-@_doc(
-    "Reports a bullet with one of §6's uncertainty markers that cites a source the marker does not\n"
-    "admit: \"According to limited available reports\" admits Tier 3-4 sources only; \"Some sources\n"
-    "suggest\" (\"official confirmation is pending\") and \"Early indications from\" admit no Tier 1 source\n"
-    "(setting `markers`: `\"phrase => tiers\"`, matched case-insensitively anywhere in the claim's words,\n"
-    "as B320 reads them).",
-    "A hedge in front of an official statement misreports the evidence as weaker than it is; the\n"
-    "hedge and the citations must tell the same story.",
-    _example("- According to limited available reports, the Fed will pause. [1]", [_cite(1, "fed_press_releases")]),
-    _example("- According to limited available reports, the Fed will pause. [1]", [_cite(1, "market_blog")]),
-    "Drop the marker when the claim has the stronger sources, or cite what the marker says.",
-)
 def uncertainty_marker_overstates(brief: Brief, ctx):
+    """
+    ## What it does
+    Reports a bullet with one of §6's uncertainty markers that cites a source the marker does not
+    admit: "According to limited available reports" admits Tier 3-4 sources only; "Some sources
+    suggest" ("official confirmation is pending") and "Early indications from" admit no Tier 1 source
+    (setting `markers`: `"phrase => tiers"`, matched case-insensitively anywhere in the claim's words,
+    as B320 reads them).
+
+    ## Why is this bad?
+    A hedge in front of an official statement misreports the evidence as weaker than it is; the
+    hedge and the citations must tell the same story.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - According to limited available reports, the Fed will pause. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "Title 1". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {
+      "1": {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve", "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm", "title": "Title 1", "published_at": "2026-02-10T14:00:00Z", "fetched_at": "2026-02-11T02:15:00Z"}
+    }}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        name: Federal Reserve - Press Releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        tags: [policy_centralbank, macro_data, rates]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: bls_schedule
+        name: U.S. Bureau of Labor Statistics - Release Schedule
+        url: https://www.bls.gov/schedule/
+        tags: [macro_data, event_calendar]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: reuters
+        name: Reuters - Business
+        url: https://www.reuters.com/business/
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: full
+      - id: ft_markets
+        name: Financial Times - Markets
+        url: https://www.ft.com/markets
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: market_blog
+        name: Market Blog
+        url: https://www.marketblog.example/
+        tags: [market_narrative]
+        credibility_tier: 3
+        paywall_policy: full
+      - id: zerohedge
+        name: Zero Hedge
+        url: https://www.zerohedge.com/
+        tags: [contrarian]
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    Good:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - According to limited available reports, the Fed will pause. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Market Blog. "Title 1". Feb 10, 2026. https://www.marketblog.example/d
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {
+      "1": {"id": "cite_1", "source_id": "market_blog", "publisher": "Market Blog", "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.marketblog.example/d", "title": "Title 1", "published_at": "2026-02-10T14:00:00Z", "fetched_at": "2026-02-11T02:15:00Z"}
+    }}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        name: Federal Reserve - Press Releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        tags: [policy_centralbank, macro_data, rates]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: bls_schedule
+        name: U.S. Bureau of Labor Statistics - Release Schedule
+        url: https://www.bls.gov/schedule/
+        tags: [macro_data, event_calendar]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: reuters
+        name: Reuters - Business
+        url: https://www.reuters.com/business/
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: full
+      - id: ft_markets
+        name: Financial Times - Markets
+        url: https://www.ft.com/markets
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: market_blog
+        name: Market Blog
+        url: https://www.marketblog.example/
+        tags: [market_narrative]
+        credibility_tier: 3
+        paywall_policy: full
+      - id: zerohedge
+        name: Zero Hedge
+        url: https://www.zerohedge.com/
+        tags: [contrarian]
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    ## Fix
+    Drop the marker when the claim has the stronger sources, or cite what the marker says.
+    """
     markers = _markers(tuple(ctx.options["markers"]))
     for bullet in brief.bullets:
         raw_folded = bullet.text.casefold()
@@ -276,18 +686,153 @@ def confidence_level(brief: Brief, cited: list[tuple[int, dict]], options: dict)
         "medium-max-tier": Option(int, 2, "the lowest tier that counts towards MEDIUM"),
     },
 )
-@_doc(
-    "Reports a bullet labelled `[HIGH CONFIDENCE]`, `[MEDIUM CONFIDENCE]` or `[LOW CONFIDENCE]` (§6)\n"
-    "whose corroboration supports another level. HIGH needs 3 independent sources (distinct\n"
-    "publishers) of Tier 1-2; MEDIUM needs 2; anything less is LOW (settings `high-min-sources`,\n"
-    "`high-max-tier`, `medium-min-sources`, `medium-max-tier`). An understated label is reported too.",
-    "A confidence label is a claim about the evidence; one the citations do not bear out misleads the\n"
-    "reader more than no label.",
-    _example("- [HIGH CONFIDENCE] The Fed will cut rates. [1]", [_cite(1, "zerohedge")]),
-    _example("- [LOW CONFIDENCE] The Fed will cut rates. [1]", [_cite(1, "zerohedge")]),
-    "Label the bullet with the level its citations support, or add corroboration.",
-)
 def confidence_label_mismatch(brief: Brief, ctx):
+    """
+    ## What it does
+    Reports a bullet labelled `[HIGH CONFIDENCE]`, `[MEDIUM CONFIDENCE]` or `[LOW CONFIDENCE]` (§6)
+    whose corroboration supports another level. HIGH needs 3 independent sources (distinct
+    publishers) of Tier 1-2; MEDIUM needs 2; anything less is LOW (settings `high-min-sources`,
+    `high-max-tier`, `medium-min-sources`, `medium-max-tier`). An understated label is reported too.
+
+    ## Why is this bad?
+    A confidence label is a claim about the evidence; one the citations do not bear out misleads the
+    reader more than no label.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - [HIGH CONFIDENCE] The Fed will cut rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Zero Hedge. "Title 1". Feb 10, 2026. https://www.zerohedge.com/e [Monitor-only source]
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {
+      "1": {"id": "cite_1", "source_id": "zerohedge", "publisher": "Zero Hedge", "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.zerohedge.com/e", "title": "Title 1", "published_at": "2026-02-10T14:00:00Z", "fetched_at": "2026-02-11T02:15:00Z"}
+    }}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        name: Federal Reserve - Press Releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        tags: [policy_centralbank, macro_data, rates]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: bls_schedule
+        name: U.S. Bureau of Labor Statistics - Release Schedule
+        url: https://www.bls.gov/schedule/
+        tags: [macro_data, event_calendar]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: reuters
+        name: Reuters - Business
+        url: https://www.reuters.com/business/
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: full
+      - id: ft_markets
+        name: Financial Times - Markets
+        url: https://www.ft.com/markets
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: market_blog
+        name: Market Blog
+        url: https://www.marketblog.example/
+        tags: [market_narrative]
+        credibility_tier: 3
+        paywall_policy: full
+      - id: zerohedge
+        name: Zero Hedge
+        url: https://www.zerohedge.com/
+        tags: [contrarian]
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    Good:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - [LOW CONFIDENCE] The Fed will cut rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Zero Hedge. "Title 1". Feb 10, 2026. https://www.zerohedge.com/e [Monitor-only source]
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {
+      "1": {"id": "cite_1", "source_id": "zerohedge", "publisher": "Zero Hedge", "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.zerohedge.com/e", "title": "Title 1", "published_at": "2026-02-10T14:00:00Z", "fetched_at": "2026-02-11T02:15:00Z"}
+    }}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        name: Federal Reserve - Press Releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        tags: [policy_centralbank, macro_data, rates]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: bls_schedule
+        name: U.S. Bureau of Labor Statistics - Release Schedule
+        url: https://www.bls.gov/schedule/
+        tags: [macro_data, event_calendar]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: reuters
+        name: Reuters - Business
+        url: https://www.reuters.com/business/
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: full
+      - id: ft_markets
+        name: Financial Times - Markets
+        url: https://www.ft.com/markets
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: market_blog
+        name: Market Blog
+        url: https://www.marketblog.example/
+        tags: [market_narrative]
+        credibility_tier: 3
+        paywall_policy: full
+      - id: zerohedge
+        name: Zero Hedge
+        url: https://www.zerohedge.com/
+        tags: [contrarian]
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    ## Fix
+    Label the bullet with the level its citations support, or add corroboration.
+    """
     for bullet in brief.bullets:
         if not _may_have_label(bullet.text):
             continue

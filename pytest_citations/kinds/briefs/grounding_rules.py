@@ -9,7 +9,6 @@ from typing import Any, cast
 from pytest_citations.kinds.briefs.citations import _int, _objects, source_of
 from pytest_citations.kinds.briefs.model import Brief, Marker
 from pytest_citations.kinds.briefs.resolution import chunk_text
-from pytest_citations.kinds.briefs.rule_docs import _cite, _doc, _example
 from pytest_citations.rules import Finding, Option, rule
 
 KIND = "briefs"
@@ -72,43 +71,309 @@ _QUOTE_CHUNKS = {"chunk_1": {"text": "Federal Reserve officials kept policy sett
 
 
 @rule("B322", "quote-span-mismatch", kind=KIND)
-@_doc(
-    "Reports a citation whose `quote_span.text` is not the stored text at `[start:end)` (code-point\n"
-    "offsets into the stored chunk, or into the document when no chunk text is stored). The text\n"
-    "comes from the evidence store's `chunks.text`, else from the sidecar's `chunks` / `documents`\n"
-    'maps (`{"chunks": {"chunk_1": {"text": "..."}}}`). The message gives the first differing offset\n'
-    "and both texts, escaped (invisible characters shown as `\\uXXXX`).",
-    "A quote is the strongest evidence a brief offers; one that is not in the source is fabricated,\n"
-    "however close it reads.",
-    _example("- The Fed kept policy unchanged. [1]",
-             [_cite(1, "fed_press_releases", quote_span={"start": 16, "end": 57, "text": _QUOTE_TEXT})],
-             chunks=_QUOTE_CHUNKS),
-    _example("- The Fed kept policy unchanged. [1]",
-             [_cite(1, "fed_press_releases", quote_span={"start": 16, "end": 57, "text": "officials kept policy settings unchanged."})],
-             chunks=_QUOTE_CHUNKS),
-    "Quote the stored text exactly, with the offsets it has there.",
-)
 def quote_span_mismatch(brief: Brief, ctx):
+    r"""
+    ## What it does
+    Reports a citation whose `quote_span.text` is not the stored text at `[start:end)` (code-point
+    offsets into the stored chunk, or into the document when no chunk text is stored). The text
+    comes from the evidence store's `chunks.text`, else from the sidecar's `chunks` / `documents`
+    maps (`{"chunks": {"chunk_1": {"text": "..."}}}`). The message gives the first differing offset
+    and both texts, escaped (invisible characters shown as `\uXXXX`).
+
+    ## Why is this bad?
+    A quote is the strongest evidence a brief offers; one that is not in the source is fabricated,
+    however close it reads.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed kept policy unchanged. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "Title 1". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {
+      "1": {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve", "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm", "title": "Title 1", "published_at": "2026-02-10T14:00:00Z", "fetched_at": "2026-02-11T02:15:00Z", "quote_span": {"start": 16, "end": 57, "text": "Officials kept policy settings unchanged."}}
+    },
+    "chunks": {"chunk_1": {"text": "Federal Reserve officials kept policy settings unchanged."}}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        name: Federal Reserve - Press Releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        tags: [policy_centralbank, macro_data, rates]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: bls_schedule
+        name: U.S. Bureau of Labor Statistics - Release Schedule
+        url: https://www.bls.gov/schedule/
+        tags: [macro_data, event_calendar]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: reuters
+        name: Reuters - Business
+        url: https://www.reuters.com/business/
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: full
+      - id: ft_markets
+        name: Financial Times - Markets
+        url: https://www.ft.com/markets
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: market_blog
+        name: Market Blog
+        url: https://www.marketblog.example/
+        tags: [market_narrative]
+        credibility_tier: 3
+        paywall_policy: full
+      - id: zerohedge
+        name: Zero Hedge
+        url: https://www.zerohedge.com/
+        tags: [contrarian]
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    Good:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed kept policy unchanged. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "Title 1". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {
+      "1": {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve", "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm", "title": "Title 1", "published_at": "2026-02-10T14:00:00Z", "fetched_at": "2026-02-11T02:15:00Z", "quote_span": {"start": 16, "end": 57, "text": "officials kept policy settings unchanged."}}
+    },
+    "chunks": {"chunk_1": {"text": "Federal Reserve officials kept policy settings unchanged."}}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        name: Federal Reserve - Press Releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        tags: [policy_centralbank, macro_data, rates]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: bls_schedule
+        name: U.S. Bureau of Labor Statistics - Release Schedule
+        url: https://www.bls.gov/schedule/
+        tags: [macro_data, event_calendar]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: reuters
+        name: Reuters - Business
+        url: https://www.reuters.com/business/
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: full
+      - id: ft_markets
+        name: Financial Times - Markets
+        url: https://www.ft.com/markets
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: market_blog
+        name: Market Blog
+        url: https://www.marketblog.example/
+        tags: [market_narrative]
+        credibility_tier: 3
+        paywall_policy: full
+      - id: zerohedge
+        name: Zero Hedge
+        url: https://www.zerohedge.com/
+        tags: [contrarian]
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    ## Fix
+    Quote the stored text exactly, with the offsets it has there.
+    """
     for marker, kind, message in _quote_checks(brief):
         if kind == "text":
             yield Finding(message, marker.line, marker.col)
 
 
 @rule("B323", "quote-span-out-of-range", kind=KIND)
-@_doc(
-    "Reports a citation whose `quote_span` offsets are not integers with `0 <= start <= end <= length`\n"
-    "of the stored chunk (or document) text.",
-    "Offsets outside the text cannot locate the quote: the span was computed against another text,\n"
-    "or the stored text was truncated.",
-    _example("- The Fed kept policy unchanged. [1]",
-             [_cite(1, "fed_press_releases", quote_span={"start": 16, "end": 90, "text": _QUOTE_TEXT})],
-             chunks=_QUOTE_CHUNKS),
-    _example("- The Fed kept policy unchanged. [1]",
-             [_cite(1, "fed_press_releases", quote_span={"start": 16, "end": 57, "text": "officials kept policy settings unchanged."})],
-             chunks=_QUOTE_CHUNKS),
-    "Recompute the offsets against the stored text.",
-)
 def quote_span_out_of_range(brief: Brief, ctx):
+    """
+    ## What it does
+    Reports a citation whose `quote_span` offsets are not integers with `0 <= start <= end <= length`
+    of the stored chunk (or document) text.
+
+    ## Why is this bad?
+    Offsets outside the text cannot locate the quote: the span was computed against another text,
+    or the stored text was truncated.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed kept policy unchanged. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "Title 1". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {
+      "1": {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve", "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm", "title": "Title 1", "published_at": "2026-02-10T14:00:00Z", "fetched_at": "2026-02-11T02:15:00Z", "quote_span": {"start": 16, "end": 90, "text": "Officials kept policy settings unchanged."}}
+    },
+    "chunks": {"chunk_1": {"text": "Federal Reserve officials kept policy settings unchanged."}}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        name: Federal Reserve - Press Releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        tags: [policy_centralbank, macro_data, rates]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: bls_schedule
+        name: U.S. Bureau of Labor Statistics - Release Schedule
+        url: https://www.bls.gov/schedule/
+        tags: [macro_data, event_calendar]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: reuters
+        name: Reuters - Business
+        url: https://www.reuters.com/business/
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: full
+      - id: ft_markets
+        name: Financial Times - Markets
+        url: https://www.ft.com/markets
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: market_blog
+        name: Market Blog
+        url: https://www.marketblog.example/
+        tags: [market_narrative]
+        credibility_tier: 3
+        paywall_policy: full
+      - id: zerohedge
+        name: Zero Hedge
+        url: https://www.zerohedge.com/
+        tags: [contrarian]
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    Good:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed kept policy unchanged. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "Title 1". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {
+      "1": {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve", "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm", "title": "Title 1", "published_at": "2026-02-10T14:00:00Z", "fetched_at": "2026-02-11T02:15:00Z", "quote_span": {"start": 16, "end": 57, "text": "officials kept policy settings unchanged."}}
+    },
+    "chunks": {"chunk_1": {"text": "Federal Reserve officials kept policy settings unchanged."}}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        name: Federal Reserve - Press Releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        tags: [policy_centralbank, macro_data, rates]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: bls_schedule
+        name: U.S. Bureau of Labor Statistics - Release Schedule
+        url: https://www.bls.gov/schedule/
+        tags: [macro_data, event_calendar]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: reuters
+        name: Reuters - Business
+        url: https://www.reuters.com/business/
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: full
+      - id: ft_markets
+        name: Financial Times - Markets
+        url: https://www.ft.com/markets
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: market_blog
+        name: Market Blog
+        url: https://www.marketblog.example/
+        tags: [market_narrative]
+        credibility_tier: 3
+        paywall_policy: full
+      - id: zerohedge
+        name: Zero Hedge
+        url: https://www.zerohedge.com/
+        tags: [contrarian]
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    ## Fix
+    Recompute the offsets against the stored text.
+    """
     for marker, kind, message in _quote_checks(brief):
         if kind == "range":
             yield Finding(message, marker.line, marker.col)
@@ -137,18 +402,151 @@ def paywalled_full_text_fields(citation: dict, names: list[str]) -> list[str]:
     "B324", "paywalled-full-text", kind=KIND,
     options={"fields": Option(list, FULL_TEXT_FIELDS, "citation fields that hold full text", items=str)},
 )
-@_doc(
-    "Reports a citation of a `paywall_policy: metadata_only` source that carries full text under a\n"
-    "field other than `quote_span` (B314 reports that one): `body_text`, `excerpt`, `full_text`... (setting\n"
-    "`fields`), or any object with a `text` other than `snippet_span`.",
-    "Spec §5: paywalled full text must never be stored or fabricated, whatever the field is called.",
-    _example("- Stocks fell on inflation data. [1]",
-             [_cite(1, "ft_markets", excerpt="Stocks tumbled on Tuesday after consumer prices rose faster than forecast.")]),
-    _example("- Stocks fell on inflation data. [1]",
-             [_cite(1, "ft_markets", snippet_span={"text": "Stocks tumble as CPI exceeds forecasts"})]),
-    "Remove the field (keep a `snippet_span`); `citations brief validate --fix` strips it.",
-)
 def paywalled_full_text(brief: Brief, ctx):
+    """
+    ## What it does
+    Reports a citation of a `paywall_policy: metadata_only` source that carries full text under a
+    field other than `quote_span` (B314 reports that one): `body_text`, `excerpt`, `full_text`... (setting
+    `fields`), or any object with a `text` other than `snippet_span`.
+
+    ## Why is this bad?
+    Spec §5: paywalled full text must never be stored or fabricated, whatever the field is called.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - Stocks fell on inflation data. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Financial Times. "Title 1". Feb 10, 2026. https://www.ft.com/content/c [Paywall]
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {
+      "1": {"id": "cite_1", "source_id": "ft_markets", "publisher": "Financial Times", "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.ft.com/content/c", "title": "Title 1", "published_at": "2026-02-10T14:00:00Z", "fetched_at": "2026-02-11T02:15:00Z", "excerpt": "Stocks tumbled on Tuesday after consumer prices rose faster than forecast."}
+    }}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        name: Federal Reserve - Press Releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        tags: [policy_centralbank, macro_data, rates]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: bls_schedule
+        name: U.S. Bureau of Labor Statistics - Release Schedule
+        url: https://www.bls.gov/schedule/
+        tags: [macro_data, event_calendar]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: reuters
+        name: Reuters - Business
+        url: https://www.reuters.com/business/
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: full
+      - id: ft_markets
+        name: Financial Times - Markets
+        url: https://www.ft.com/markets
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: market_blog
+        name: Market Blog
+        url: https://www.marketblog.example/
+        tags: [market_narrative]
+        credibility_tier: 3
+        paywall_policy: full
+      - id: zerohedge
+        name: Zero Hedge
+        url: https://www.zerohedge.com/
+        tags: [contrarian]
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    Good:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - Stocks fell on inflation data. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Financial Times. "Title 1". Feb 10, 2026. https://www.ft.com/content/c [Paywall]
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {
+      "1": {"id": "cite_1", "source_id": "ft_markets", "publisher": "Financial Times", "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.ft.com/content/c", "title": "Title 1", "published_at": "2026-02-10T14:00:00Z", "fetched_at": "2026-02-11T02:15:00Z", "snippet_span": {"text": "Stocks tumble as CPI exceeds forecasts"}}
+    }}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        name: Federal Reserve - Press Releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        tags: [policy_centralbank, macro_data, rates]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: bls_schedule
+        name: U.S. Bureau of Labor Statistics - Release Schedule
+        url: https://www.bls.gov/schedule/
+        tags: [macro_data, event_calendar]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: reuters
+        name: Reuters - Business
+        url: https://www.reuters.com/business/
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: full
+      - id: ft_markets
+        name: Financial Times - Markets
+        url: https://www.ft.com/markets
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: market_blog
+        name: Market Blog
+        url: https://www.marketblog.example/
+        tags: [market_narrative]
+        credibility_tier: 3
+        paywall_policy: full
+      - id: zerohedge
+        name: Zero Hedge
+        url: https://www.zerohedge.com/
+        tags: [contrarian]
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    ## Fix
+    Remove the field (keep a `snippet_span`); `citations brief validate --fix` strips it.
+    """
     if brief.registry is None:
         return
     for number in brief.cited_numbers():

@@ -12,7 +12,6 @@ from pytest_citations.core.diagnostics import quoted
 from pytest_citations.core.timestamps import parse_iso_8601
 from pytest_citations.kinds.briefs.citations import _int, _number, publisher_of, source_of, tier_of
 from pytest_citations.kinds.briefs.model import Brief
-from pytest_citations.kinds.briefs.rule_docs import _cite, _doc, _example, _pack
 from pytest_citations.rules import Finding, Option, rule
 
 KIND = "briefs"
@@ -71,18 +70,155 @@ def _diversity_settings(**options: str) -> str:
     "B325", "pack-publisher-dominance", kind=KIND,
     options={"max-publisher-pct": Option((int, float), 40, "the largest share of the pack one publisher may hold (%)")},
 )
-@_doc(
-    "Reports an evidence pack in which one publisher holds more than 40% of the chunks (setting\n"
-    "`max-publisher-pct`). Spec §4.2. " + _PACK_DOC_NOTE,
-    "A synthesis from a pack one publisher dominates repeats that publisher's narrative; the contract\n"
-    "requires down-sampling it.",
-    _example("- The Fed held rates. [1]", [_cite(1, "fed_press_releases")],
-             evidence_pack=_pack([("reuters", 3), ("fed_press_releases", 1), ("market_blog", 1)])),
-    _example("- The Fed held rates. [1]", [_cite(1, "fed_press_releases")],
-             evidence_pack=_pack([("reuters", 2), ("fed_press_releases", 2), ("market_blog", 1)])),
-    "Down-sample the dominant publisher and retrieve from others.",
-)
 def pack_publisher_dominance(brief: Brief, ctx):
+    """
+    ## What it does
+    Reports an evidence pack in which one publisher holds more than 40% of the chunks (setting
+    `max-publisher-pct`). Spec §4.2. The pack (§4.4) is the sidecar's `evidence_pack` or the store's `evidence_packs` row of the brief's
+    synthesis. A chunk's publisher is its `publisher`, else its registry source's name up to " - ", else
+    its `source_id`; its tier is the registry's, else the chunk's `credibility_tier`.
+
+    ## Why is this bad?
+    A synthesis from a pack one publisher dominates repeats that publisher's narrative; the contract
+    requires down-sampling it.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "Title 1". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {
+      "1": {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve", "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm", "title": "Title 1", "published_at": "2026-02-10T14:00:00Z", "fetched_at": "2026-02-11T02:15:00Z"}
+    },
+    "evidence_pack": {"pack_id": "pack_1", "query": "What is the Fed's stance?", "generated_at": "2026-02-11T08:00:00Z", "chunks": [{"chunk_id": "chunk_1", "source_id": "reuters"}, {"chunk_id": "chunk_2", "source_id": "reuters"}, {"chunk_id": "chunk_3", "source_id": "reuters"}, {"chunk_id": "chunk_4", "source_id": "fed_press_releases"}, {"chunk_id": "chunk_5", "source_id": "market_blog"}]}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        name: Federal Reserve - Press Releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        tags: [policy_centralbank, macro_data, rates]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: bls_schedule
+        name: U.S. Bureau of Labor Statistics - Release Schedule
+        url: https://www.bls.gov/schedule/
+        tags: [macro_data, event_calendar]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: reuters
+        name: Reuters - Business
+        url: https://www.reuters.com/business/
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: full
+      - id: ft_markets
+        name: Financial Times - Markets
+        url: https://www.ft.com/markets
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: market_blog
+        name: Market Blog
+        url: https://www.marketblog.example/
+        tags: [market_narrative]
+        credibility_tier: 3
+        paywall_policy: full
+      - id: zerohedge
+        name: Zero Hedge
+        url: https://www.zerohedge.com/
+        tags: [contrarian]
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    Good:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "Title 1". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {
+      "1": {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve", "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm", "title": "Title 1", "published_at": "2026-02-10T14:00:00Z", "fetched_at": "2026-02-11T02:15:00Z"}
+    },
+    "evidence_pack": {"pack_id": "pack_1", "query": "What is the Fed's stance?", "generated_at": "2026-02-11T08:00:00Z", "chunks": [{"chunk_id": "chunk_1", "source_id": "reuters"}, {"chunk_id": "chunk_2", "source_id": "reuters"}, {"chunk_id": "chunk_3", "source_id": "fed_press_releases"}, {"chunk_id": "chunk_4", "source_id": "fed_press_releases"}, {"chunk_id": "chunk_5", "source_id": "market_blog"}]}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        name: Federal Reserve - Press Releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        tags: [policy_centralbank, macro_data, rates]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: bls_schedule
+        name: U.S. Bureau of Labor Statistics - Release Schedule
+        url: https://www.bls.gov/schedule/
+        tags: [macro_data, event_calendar]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: reuters
+        name: Reuters - Business
+        url: https://www.reuters.com/business/
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: full
+      - id: ft_markets
+        name: Financial Times - Markets
+        url: https://www.ft.com/markets
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: market_blog
+        name: Market Blog
+        url: https://www.marketblog.example/
+        tags: [market_narrative]
+        credibility_tier: 3
+        paywall_policy: full
+      - id: zerohedge
+        name: Zero Hedge
+        url: https://www.zerohedge.com/
+        tags: [contrarian]
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    ## Fix
+    Down-sample the dominant publisher and retrieve from others.
+    """
     view = pack_view(brief)
     if not view or not view["total"]:
         return
@@ -98,17 +234,154 @@ def pack_publisher_dominance(brief: Brief, ctx):
     "B326", "pack-low-credibility", kind=KIND,
     options={"min-tier-1-2-pct": Option((int, float), 50, "the least share of Tier 1 and 2 chunks (%)")},
 )
-@_doc(
-    "Reports an evidence pack whose Tier 1 and Tier 2 chunks are under 50% of it (setting\n"
-    "`min-tier-1-2-pct`). Spec §4.2. " + _PACK_DOC_NOTE,
-    "A pack of mostly secondary and low-trust sources cannot support a brief the reader will trust.",
-    _example("- The Fed held rates. [1]", [_cite(1, "fed_press_releases")],
-             evidence_pack=_pack([("fed_press_releases", 1), ("market_blog", 2)])),
-    _example("- The Fed held rates. [1]", [_cite(1, "fed_press_releases")],
-             evidence_pack=_pack([("fed_press_releases", 1), ("reuters", 1), ("market_blog", 2)])),
-    "Retrieve more Tier 1-2 evidence.",
-)
 def pack_low_credibility(brief: Brief, ctx):
+    """
+    ## What it does
+    Reports an evidence pack whose Tier 1 and Tier 2 chunks are under 50% of it (setting
+    `min-tier-1-2-pct`). Spec §4.2. The pack (§4.4) is the sidecar's `evidence_pack` or the store's `evidence_packs` row of the brief's
+    synthesis. A chunk's publisher is its `publisher`, else its registry source's name up to " - ", else
+    its `source_id`; its tier is the registry's, else the chunk's `credibility_tier`.
+
+    ## Why is this bad?
+    A pack of mostly secondary and low-trust sources cannot support a brief the reader will trust.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "Title 1". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {
+      "1": {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve", "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm", "title": "Title 1", "published_at": "2026-02-10T14:00:00Z", "fetched_at": "2026-02-11T02:15:00Z"}
+    },
+    "evidence_pack": {"pack_id": "pack_1", "query": "What is the Fed's stance?", "generated_at": "2026-02-11T08:00:00Z", "chunks": [{"chunk_id": "chunk_1", "source_id": "fed_press_releases"}, {"chunk_id": "chunk_2", "source_id": "market_blog"}, {"chunk_id": "chunk_3", "source_id": "market_blog"}]}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        name: Federal Reserve - Press Releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        tags: [policy_centralbank, macro_data, rates]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: bls_schedule
+        name: U.S. Bureau of Labor Statistics - Release Schedule
+        url: https://www.bls.gov/schedule/
+        tags: [macro_data, event_calendar]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: reuters
+        name: Reuters - Business
+        url: https://www.reuters.com/business/
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: full
+      - id: ft_markets
+        name: Financial Times - Markets
+        url: https://www.ft.com/markets
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: market_blog
+        name: Market Blog
+        url: https://www.marketblog.example/
+        tags: [market_narrative]
+        credibility_tier: 3
+        paywall_policy: full
+      - id: zerohedge
+        name: Zero Hedge
+        url: https://www.zerohedge.com/
+        tags: [contrarian]
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    Good:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "Title 1". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {
+      "1": {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve", "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm", "title": "Title 1", "published_at": "2026-02-10T14:00:00Z", "fetched_at": "2026-02-11T02:15:00Z"}
+    },
+    "evidence_pack": {"pack_id": "pack_1", "query": "What is the Fed's stance?", "generated_at": "2026-02-11T08:00:00Z", "chunks": [{"chunk_id": "chunk_1", "source_id": "fed_press_releases"}, {"chunk_id": "chunk_2", "source_id": "reuters"}, {"chunk_id": "chunk_3", "source_id": "market_blog"}, {"chunk_id": "chunk_4", "source_id": "market_blog"}]}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        name: Federal Reserve - Press Releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        tags: [policy_centralbank, macro_data, rates]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: bls_schedule
+        name: U.S. Bureau of Labor Statistics - Release Schedule
+        url: https://www.bls.gov/schedule/
+        tags: [macro_data, event_calendar]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: reuters
+        name: Reuters - Business
+        url: https://www.reuters.com/business/
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: full
+      - id: ft_markets
+        name: Financial Times - Markets
+        url: https://www.ft.com/markets
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: market_blog
+        name: Market Blog
+        url: https://www.marketblog.example/
+        tags: [market_narrative]
+        credibility_tier: 3
+        paywall_policy: full
+      - id: zerohedge
+        name: Zero Hedge
+        url: https://www.zerohedge.com/
+        tags: [contrarian]
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    ## Fix
+    Retrieve more Tier 1-2 evidence.
+    """
     view = pack_view(brief)
     if not view or not view["total"]:
         return
@@ -122,17 +395,154 @@ def pack_low_credibility(brief: Brief, ctx):
     "B327", "pack-tier-4-excess", kind=KIND,
     options={"max-tier-4-pct": Option((int, float), 15, "the largest share of Tier 4 chunks (%)")},
 )
-@_doc(
-    "Reports an evidence pack whose Tier 4 (monitor-only) chunks are over 15% of it (setting\n"
-    "`max-tier-4-pct`). Spec §4.2. " + _PACK_DOC_NOTE,
-    "Tier 4 sources are kept for minority-view discovery; they must not dominate retrieval.",
-    _example("- The Fed held rates. [1]", [_cite(1, "fed_press_releases")],
-             evidence_pack=_pack([("fed_press_releases", 3), ("reuters", 3), ("zerohedge", 2)])),
-    _example("- The Fed held rates. [1]", [_cite(1, "fed_press_releases")],
-             evidence_pack=_pack([("fed_press_releases", 4), ("reuters", 3), ("zerohedge", 1)])),
-    "Down-sample the Tier 4 chunks.",
-)
 def pack_tier_4_excess(brief: Brief, ctx):
+    """
+    ## What it does
+    Reports an evidence pack whose Tier 4 (monitor-only) chunks are over 15% of it (setting
+    `max-tier-4-pct`). Spec §4.2. The pack (§4.4) is the sidecar's `evidence_pack` or the store's `evidence_packs` row of the brief's
+    synthesis. A chunk's publisher is its `publisher`, else its registry source's name up to " - ", else
+    its `source_id`; its tier is the registry's, else the chunk's `credibility_tier`.
+
+    ## Why is this bad?
+    Tier 4 sources are kept for minority-view discovery; they must not dominate retrieval.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "Title 1". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {
+      "1": {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve", "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm", "title": "Title 1", "published_at": "2026-02-10T14:00:00Z", "fetched_at": "2026-02-11T02:15:00Z"}
+    },
+    "evidence_pack": {"pack_id": "pack_1", "query": "What is the Fed's stance?", "generated_at": "2026-02-11T08:00:00Z", "chunks": [{"chunk_id": "chunk_1", "source_id": "fed_press_releases"}, {"chunk_id": "chunk_2", "source_id": "fed_press_releases"}, {"chunk_id": "chunk_3", "source_id": "fed_press_releases"}, {"chunk_id": "chunk_4", "source_id": "reuters"}, {"chunk_id": "chunk_5", "source_id": "reuters"}, {"chunk_id": "chunk_6", "source_id": "reuters"}, {"chunk_id": "chunk_7", "source_id": "zerohedge"}, {"chunk_id": "chunk_8", "source_id": "zerohedge"}]}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        name: Federal Reserve - Press Releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        tags: [policy_centralbank, macro_data, rates]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: bls_schedule
+        name: U.S. Bureau of Labor Statistics - Release Schedule
+        url: https://www.bls.gov/schedule/
+        tags: [macro_data, event_calendar]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: reuters
+        name: Reuters - Business
+        url: https://www.reuters.com/business/
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: full
+      - id: ft_markets
+        name: Financial Times - Markets
+        url: https://www.ft.com/markets
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: market_blog
+        name: Market Blog
+        url: https://www.marketblog.example/
+        tags: [market_narrative]
+        credibility_tier: 3
+        paywall_policy: full
+      - id: zerohedge
+        name: Zero Hedge
+        url: https://www.zerohedge.com/
+        tags: [contrarian]
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    Good:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "Title 1". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {
+      "1": {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve", "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm", "title": "Title 1", "published_at": "2026-02-10T14:00:00Z", "fetched_at": "2026-02-11T02:15:00Z"}
+    },
+    "evidence_pack": {"pack_id": "pack_1", "query": "What is the Fed's stance?", "generated_at": "2026-02-11T08:00:00Z", "chunks": [{"chunk_id": "chunk_1", "source_id": "fed_press_releases"}, {"chunk_id": "chunk_2", "source_id": "fed_press_releases"}, {"chunk_id": "chunk_3", "source_id": "fed_press_releases"}, {"chunk_id": "chunk_4", "source_id": "fed_press_releases"}, {"chunk_id": "chunk_5", "source_id": "reuters"}, {"chunk_id": "chunk_6", "source_id": "reuters"}, {"chunk_id": "chunk_7", "source_id": "reuters"}, {"chunk_id": "chunk_8", "source_id": "zerohedge"}]}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        name: Federal Reserve - Press Releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        tags: [policy_centralbank, macro_data, rates]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: bls_schedule
+        name: U.S. Bureau of Labor Statistics - Release Schedule
+        url: https://www.bls.gov/schedule/
+        tags: [macro_data, event_calendar]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: reuters
+        name: Reuters - Business
+        url: https://www.reuters.com/business/
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: full
+      - id: ft_markets
+        name: Financial Times - Markets
+        url: https://www.ft.com/markets
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: market_blog
+        name: Market Blog
+        url: https://www.marketblog.example/
+        tags: [market_narrative]
+        credibility_tier: 3
+        paywall_policy: full
+      - id: zerohedge
+        name: Zero Hedge
+        url: https://www.zerohedge.com/
+        tags: [contrarian]
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    ## Fix
+    Down-sample the Tier 4 chunks.
+    """
     view = pack_view(brief)
     if not view or not view["total"]:
         return
@@ -149,18 +559,159 @@ def pack_tier_4_excess(brief: Brief, ctx):
         "max-chunks": Option(int, 40, "the most chunks a pack may hold (§4.1; retrieval's default is 30)"),
     },
 )
-@_doc(
-    "Reports an evidence pack with fewer than 20 or more than 40 chunks (settings `min-chunks`,\n"
-    "`max-chunks`; §4.1's retrieval default is 30). " + _PACK_DOC_NOTE,
-    "A pack too small cannot be diverse; one too large was not bounded as the contract requires.",
-    _example("- The Fed held rates. [1]", [_cite(1, "fed_press_releases")],
-             evidence_pack=_pack([("fed_press_releases", 2), ("reuters", 2)])),
-    _example("- The Fed held rates. [1]", [_cite(1, "fed_press_releases")],
-             settings=_diversity_settings(**{"min-chunks": "4"}),
-             evidence_pack=_pack([("fed_press_releases", 2), ("reuters", 2)])),
-    "Retrieve within the configured bounds, or set them to the pipeline's.",
-)
 def pack_size(brief: Brief, ctx):
+    """
+    ## What it does
+    Reports an evidence pack with fewer than 20 or more than 40 chunks (settings `min-chunks`,
+    `max-chunks`; §4.1's retrieval default is 30). The pack (§4.4) is the sidecar's `evidence_pack` or the store's `evidence_packs` row of the brief's
+    synthesis. A chunk's publisher is its `publisher`, else its registry source's name up to " - ", else
+    its `source_id`; its tier is the registry's, else the chunk's `credibility_tier`.
+
+    ## Why is this bad?
+    A pack too small cannot be diverse; one too large was not bounded as the contract requires.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "Title 1". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {
+      "1": {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve", "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm", "title": "Title 1", "published_at": "2026-02-10T14:00:00Z", "fetched_at": "2026-02-11T02:15:00Z"}
+    },
+    "evidence_pack": {"pack_id": "pack_1", "query": "What is the Fed's stance?", "generated_at": "2026-02-11T08:00:00Z", "chunks": [{"chunk_id": "chunk_1", "source_id": "fed_press_releases"}, {"chunk_id": "chunk_2", "source_id": "fed_press_releases"}, {"chunk_id": "chunk_3", "source_id": "reuters"}, {"chunk_id": "chunk_4", "source_id": "reuters"}]}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        name: Federal Reserve - Press Releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        tags: [policy_centralbank, macro_data, rates]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: bls_schedule
+        name: U.S. Bureau of Labor Statistics - Release Schedule
+        url: https://www.bls.gov/schedule/
+        tags: [macro_data, event_calendar]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: reuters
+        name: Reuters - Business
+        url: https://www.reuters.com/business/
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: full
+      - id: ft_markets
+        name: Financial Times - Markets
+        url: https://www.ft.com/markets
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: market_blog
+        name: Market Blog
+        url: https://www.marketblog.example/
+        tags: [market_narrative]
+        credibility_tier: 3
+        paywall_policy: full
+      - id: zerohedge
+        name: Zero Hedge
+        url: https://www.zerohedge.com/
+        tags: [contrarian]
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    Good:
+
+    ```toml title="pyproject.toml"
+    [tool.citations.rules.B328]
+    min-chunks = 4
+    ```
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "Title 1". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {
+      "1": {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve", "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm", "title": "Title 1", "published_at": "2026-02-10T14:00:00Z", "fetched_at": "2026-02-11T02:15:00Z"}
+    },
+    "evidence_pack": {"pack_id": "pack_1", "query": "What is the Fed's stance?", "generated_at": "2026-02-11T08:00:00Z", "chunks": [{"chunk_id": "chunk_1", "source_id": "fed_press_releases"}, {"chunk_id": "chunk_2", "source_id": "fed_press_releases"}, {"chunk_id": "chunk_3", "source_id": "reuters"}, {"chunk_id": "chunk_4", "source_id": "reuters"}]}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        name: Federal Reserve - Press Releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        tags: [policy_centralbank, macro_data, rates]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: bls_schedule
+        name: U.S. Bureau of Labor Statistics - Release Schedule
+        url: https://www.bls.gov/schedule/
+        tags: [macro_data, event_calendar]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: reuters
+        name: Reuters - Business
+        url: https://www.reuters.com/business/
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: full
+      - id: ft_markets
+        name: Financial Times - Markets
+        url: https://www.ft.com/markets
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: market_blog
+        name: Market Blog
+        url: https://www.marketblog.example/
+        tags: [market_narrative]
+        credibility_tier: 3
+        paywall_policy: full
+      - id: zerohedge
+        name: Zero Hedge
+        url: https://www.zerohedge.com/
+        tags: [contrarian]
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    ## Fix
+    Retrieve within the configured bounds, or set them to the pipeline's.
+    """
     view = pack_view(brief)
     if not view:
         return
@@ -176,25 +727,154 @@ def pack_size(brief: Brief, ctx):
         "time-sensitive": Option(bool, True, "treat packs as time-sensitive unless they say \"time_sensitive\": false"),
     },
 )
-@_doc(
-    "Reports, in a time-sensitive evidence pack, chunks published more than 30 days before the pack's\n"
-    "`generated_at` (setting `recency-days`; spec §4.1 and §6's abstain scenario 4). A chunk's date is\n"
-    "its `published_at` (the store dates it by its document). A pack is time-sensitive unless it says\n"
-    '`"time_sensitive": false` (setting `time-sensitive` flips the default).',
-    "Outdated evidence presented as today's is a false claim about the present.",
-    _example("- The Fed held rates. [1]", [_cite(1, "fed_press_releases")],
-             evidence_pack=_pack([], chunks=[
-                 {"chunk_id": "chunk_1", "source_id": "fed_press_releases", "published_at": "2026-02-10T14:00:00Z"},
-                 {"chunk_id": "chunk_2", "source_id": "reuters", "published_at": "2025-12-01T09:00:00Z"},
-             ])),
-    _example("- The Fed held rates. [1]", [_cite(1, "fed_press_releases")],
-             evidence_pack=_pack([], chunks=[
-                 {"chunk_id": "chunk_1", "source_id": "fed_press_releases", "published_at": "2026-02-10T14:00:00Z"},
-                 {"chunk_id": "chunk_2", "source_id": "reuters", "published_at": "2026-01-20T09:00:00Z"},
-             ])),
-    "Drop the stale chunks or mark the pack `\"time_sensitive\": false` when history is the point.",
-)
 def pack_stale_chunk(brief: Brief, ctx):
+    """
+    ## What it does
+    Reports, in a time-sensitive evidence pack, chunks published more than 30 days before the pack's
+    `generated_at` (setting `recency-days`; spec §4.1 and §6's abstain scenario 4). A chunk's date is
+    its `published_at` (the store dates it by its document). A pack is time-sensitive unless it says
+    `"time_sensitive": false` (setting `time-sensitive` flips the default).
+
+    ## Why is this bad?
+    Outdated evidence presented as today's is a false claim about the present.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "Title 1". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {
+      "1": {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve", "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm", "title": "Title 1", "published_at": "2026-02-10T14:00:00Z", "fetched_at": "2026-02-11T02:15:00Z"}
+    },
+    "evidence_pack": {"pack_id": "pack_1", "query": "What is the Fed's stance?", "generated_at": "2026-02-11T08:00:00Z", "chunks": [{"chunk_id": "chunk_1", "source_id": "fed_press_releases", "published_at": "2026-02-10T14:00:00Z"}, {"chunk_id": "chunk_2", "source_id": "reuters", "published_at": "2025-12-01T09:00:00Z"}]}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        name: Federal Reserve - Press Releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        tags: [policy_centralbank, macro_data, rates]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: bls_schedule
+        name: U.S. Bureau of Labor Statistics - Release Schedule
+        url: https://www.bls.gov/schedule/
+        tags: [macro_data, event_calendar]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: reuters
+        name: Reuters - Business
+        url: https://www.reuters.com/business/
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: full
+      - id: ft_markets
+        name: Financial Times - Markets
+        url: https://www.ft.com/markets
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: market_blog
+        name: Market Blog
+        url: https://www.marketblog.example/
+        tags: [market_narrative]
+        credibility_tier: 3
+        paywall_policy: full
+      - id: zerohedge
+        name: Zero Hedge
+        url: https://www.zerohedge.com/
+        tags: [contrarian]
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    Good:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "Title 1". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {
+      "1": {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve", "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm", "title": "Title 1", "published_at": "2026-02-10T14:00:00Z", "fetched_at": "2026-02-11T02:15:00Z"}
+    },
+    "evidence_pack": {"pack_id": "pack_1", "query": "What is the Fed's stance?", "generated_at": "2026-02-11T08:00:00Z", "chunks": [{"chunk_id": "chunk_1", "source_id": "fed_press_releases", "published_at": "2026-02-10T14:00:00Z"}, {"chunk_id": "chunk_2", "source_id": "reuters", "published_at": "2026-01-20T09:00:00Z"}]}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        name: Federal Reserve - Press Releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        tags: [policy_centralbank, macro_data, rates]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: bls_schedule
+        name: U.S. Bureau of Labor Statistics - Release Schedule
+        url: https://www.bls.gov/schedule/
+        tags: [macro_data, event_calendar]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: reuters
+        name: Reuters - Business
+        url: https://www.reuters.com/business/
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: full
+      - id: ft_markets
+        name: Financial Times - Markets
+        url: https://www.ft.com/markets
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: market_blog
+        name: Market Blog
+        url: https://www.marketblog.example/
+        tags: [market_narrative]
+        credibility_tier: 3
+        paywall_policy: full
+      - id: zerohedge
+        name: Zero Hedge
+        url: https://www.zerohedge.com/
+        tags: [contrarian]
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    ## Fix
+    Drop the stale chunks or mark the pack `"time_sensitive": false` when history is the point.
+    """
     view = pack_view(brief)
     if not view or not brief.pack:  # (a view is only made of a pack)
         return
@@ -222,23 +902,156 @@ STAT_KEYS = ("unique_publishers", "tier_1_pct", "tier_2_pct", "tier_3_pct", "tie
     "B330", "pack-diversity-stats-mismatch", kind=KIND,
     options={"tolerance": Option((int, float), 1.0, "percentage points a stored share may differ by (rounding)")},
 )
-@_doc(
-    "Recomputes an evidence pack's `diversity_stats` (§4.4) from its chunks and the registry and reports\n"
-    "each stored figure that disagrees: `unique_publishers` exactly, the `*_pct` shares within 1\n"
-    "percentage point (setting `tolerance`). " + _PACK_DOC_NOTE,
-    "Retry logging and review rely on these figures (§3.2); stored stats that do not describe the pack\n"
-    "hide the dominance or the low-tier share they exist to show.",
-    _example("- The Fed held rates. [1]", [_cite(1, "fed_press_releases")],
-             evidence_pack=_pack([("fed_press_releases", 1), ("reuters", 1)], diversity_stats={
-                 "unique_publishers": 2, "tier_1_pct": 50, "tier_2_pct": 50, "tier_3_pct": 0, "tier_4_pct": 0,
-                 "max_publisher_pct": 35})),
-    _example("- The Fed held rates. [1]", [_cite(1, "fed_press_releases")],
-             evidence_pack=_pack([("fed_press_releases", 1), ("reuters", 1)], diversity_stats={
-                 "unique_publishers": 2, "tier_1_pct": 50, "tier_2_pct": 50, "tier_3_pct": 0, "tier_4_pct": 0,
-                 "max_publisher_pct": 50})),
-    "Store the figures the pack has (or recompute them when the pack changes).",
-)
 def pack_diversity_stats_mismatch(brief: Brief, ctx):
+    """
+    ## What it does
+    Recomputes an evidence pack's `diversity_stats` (§4.4) from its chunks and the registry and reports
+    each stored figure that disagrees: `unique_publishers` exactly, the `*_pct` shares within 1
+    percentage point (setting `tolerance`). The pack (§4.4) is the sidecar's `evidence_pack` or the store's `evidence_packs` row of the brief's
+    synthesis. A chunk's publisher is its `publisher`, else its registry source's name up to " - ", else
+    its `source_id`; its tier is the registry's, else the chunk's `credibility_tier`.
+
+    ## Why is this bad?
+    Retry logging and review rely on these figures (§3.2); stored stats that do not describe the pack
+    hide the dominance or the low-tier share they exist to show.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "Title 1". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {
+      "1": {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve", "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm", "title": "Title 1", "published_at": "2026-02-10T14:00:00Z", "fetched_at": "2026-02-11T02:15:00Z"}
+    },
+    "evidence_pack": {"pack_id": "pack_1", "query": "What is the Fed's stance?", "generated_at": "2026-02-11T08:00:00Z", "chunks": [{"chunk_id": "chunk_1", "source_id": "fed_press_releases"}, {"chunk_id": "chunk_2", "source_id": "reuters"}], "diversity_stats": {"unique_publishers": 2, "tier_1_pct": 50, "tier_2_pct": 50, "tier_3_pct": 0, "tier_4_pct": 0, "max_publisher_pct": 35}}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        name: Federal Reserve - Press Releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        tags: [policy_centralbank, macro_data, rates]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: bls_schedule
+        name: U.S. Bureau of Labor Statistics - Release Schedule
+        url: https://www.bls.gov/schedule/
+        tags: [macro_data, event_calendar]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: reuters
+        name: Reuters - Business
+        url: https://www.reuters.com/business/
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: full
+      - id: ft_markets
+        name: Financial Times - Markets
+        url: https://www.ft.com/markets
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: market_blog
+        name: Market Blog
+        url: https://www.marketblog.example/
+        tags: [market_narrative]
+        credibility_tier: 3
+        paywall_policy: full
+      - id: zerohedge
+        name: Zero Hedge
+        url: https://www.zerohedge.com/
+        tags: [contrarian]
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    Good:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "Title 1". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {
+      "1": {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve", "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm", "title": "Title 1", "published_at": "2026-02-10T14:00:00Z", "fetched_at": "2026-02-11T02:15:00Z"}
+    },
+    "evidence_pack": {"pack_id": "pack_1", "query": "What is the Fed's stance?", "generated_at": "2026-02-11T08:00:00Z", "chunks": [{"chunk_id": "chunk_1", "source_id": "fed_press_releases"}, {"chunk_id": "chunk_2", "source_id": "reuters"}], "diversity_stats": {"unique_publishers": 2, "tier_1_pct": 50, "tier_2_pct": 50, "tier_3_pct": 0, "tier_4_pct": 0, "max_publisher_pct": 50}}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        name: Federal Reserve - Press Releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        tags: [policy_centralbank, macro_data, rates]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: bls_schedule
+        name: U.S. Bureau of Labor Statistics - Release Schedule
+        url: https://www.bls.gov/schedule/
+        tags: [macro_data, event_calendar]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: reuters
+        name: Reuters - Business
+        url: https://www.reuters.com/business/
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: full
+      - id: ft_markets
+        name: Financial Times - Markets
+        url: https://www.ft.com/markets
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: market_blog
+        name: Market Blog
+        url: https://www.marketblog.example/
+        tags: [market_narrative]
+        credibility_tier: 3
+        paywall_policy: full
+      - id: zerohedge
+        name: Zero Hedge
+        url: https://www.zerohedge.com/
+        tags: [contrarian]
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    ## Fix
+    Store the figures the pack has (or recompute them when the pack changes).
+    """
     view = pack_view(brief)
     if not view or not brief.pack:  # (a view is only made of a pack)
         return
@@ -278,21 +1091,154 @@ def _component(chunk: dict, names: tuple[str, ...]) -> float | None:
         "tolerance": Option((int, float), 0.005, "how far a stored score may be from the formula"),
     },
 )
-@_doc(
-    "Reports a pack chunk whose stored `score` is not `0.5*similarity + 0.3*recency + 0.2*credibility`\n"
-    "(spec §4.3; settings `weights`, `tolerance`) when all three components are stored\n"
-    "(`semantic_similarity`/`similarity`, `recency_score`/`recency`, `credibility_score`/`credibility`).",
-    "A score that the formula does not give means retrieval ranked by something other than the\n"
-    "contract's weighting, usually without the credibility term.",
-    _example("- The Fed held rates. [1]", [_cite(1, "fed_press_releases")],
-             evidence_pack=_pack([], chunks=[{"chunk_id": "chunk_1", "source_id": "fed_press_releases", "score": 0.97,
-                                              "similarity": 0.9, "recency": 1.0, "credibility": 1.0}])),
-    _example("- The Fed held rates. [1]", [_cite(1, "fed_press_releases")],
-             evidence_pack=_pack([], chunks=[{"chunk_id": "chunk_1", "source_id": "fed_press_releases", "score": 0.95,
-                                              "similarity": 0.9, "recency": 1.0, "credibility": 1.0}])),
-    "Store the score the formula gives, or the components it was computed from.",
-)
 def pack_score_mismatch(brief: Brief, ctx):
+    """
+    ## What it does
+    Reports a pack chunk whose stored `score` is not `0.5*similarity + 0.3*recency + 0.2*credibility`
+    (spec §4.3; settings `weights`, `tolerance`) when all three components are stored
+    (`semantic_similarity`/`similarity`, `recency_score`/`recency`, `credibility_score`/`credibility`).
+
+    ## Why is this bad?
+    A score that the formula does not give means retrieval ranked by something other than the
+    contract's weighting, usually without the credibility term.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "Title 1". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {
+      "1": {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve", "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm", "title": "Title 1", "published_at": "2026-02-10T14:00:00Z", "fetched_at": "2026-02-11T02:15:00Z"}
+    },
+    "evidence_pack": {"pack_id": "pack_1", "query": "What is the Fed's stance?", "generated_at": "2026-02-11T08:00:00Z", "chunks": [{"chunk_id": "chunk_1", "source_id": "fed_press_releases", "score": 0.97, "similarity": 0.9, "recency": 1.0, "credibility": 1.0}]}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        name: Federal Reserve - Press Releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        tags: [policy_centralbank, macro_data, rates]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: bls_schedule
+        name: U.S. Bureau of Labor Statistics - Release Schedule
+        url: https://www.bls.gov/schedule/
+        tags: [macro_data, event_calendar]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: reuters
+        name: Reuters - Business
+        url: https://www.reuters.com/business/
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: full
+      - id: ft_markets
+        name: Financial Times - Markets
+        url: https://www.ft.com/markets
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: market_blog
+        name: Market Blog
+        url: https://www.marketblog.example/
+        tags: [market_narrative]
+        credibility_tier: 3
+        paywall_policy: full
+      - id: zerohedge
+        name: Zero Hedge
+        url: https://www.zerohedge.com/
+        tags: [contrarian]
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    Good:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "Title 1". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {
+      "1": {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve", "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm", "title": "Title 1", "published_at": "2026-02-10T14:00:00Z", "fetched_at": "2026-02-11T02:15:00Z"}
+    },
+    "evidence_pack": {"pack_id": "pack_1", "query": "What is the Fed's stance?", "generated_at": "2026-02-11T08:00:00Z", "chunks": [{"chunk_id": "chunk_1", "source_id": "fed_press_releases", "score": 0.95, "similarity": 0.9, "recency": 1.0, "credibility": 1.0}]}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        name: Federal Reserve - Press Releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        tags: [policy_centralbank, macro_data, rates]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: bls_schedule
+        name: U.S. Bureau of Labor Statistics - Release Schedule
+        url: https://www.bls.gov/schedule/
+        tags: [macro_data, event_calendar]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: reuters
+        name: Reuters - Business
+        url: https://www.reuters.com/business/
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: full
+      - id: ft_markets
+        name: Financial Times - Markets
+        url: https://www.ft.com/markets
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: market_blog
+        name: Market Blog
+        url: https://www.marketblog.example/
+        tags: [market_narrative]
+        credibility_tier: 3
+        paywall_policy: full
+      - id: zerohedge
+        name: Zero Hedge
+        url: https://www.zerohedge.com/
+        tags: [contrarian]
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    ## Fix
+    Store the score the formula gives, or the components it was computed from.
+    """
     view = pack_view(brief)
     if not view:
         return
@@ -317,21 +1263,154 @@ def pack_score_mismatch(brief: Brief, ctx):
     "B332", "pack-credibility-mismatch", kind=KIND,
     options={"scores": Option(list, [1.0, 0.8, 0.6, 0.3], "credibility scores of Tiers 1-4 (§4.3)", items=(int, float))},
 )
-@_doc(
-    "Reports a pack chunk whose stored `credibility_tier` is not its source's registry tier, or whose\n"
-    "stored credibility score is not §4.3's for the tier (Tier 1: 1.0, 2: 0.8, 3: 0.6, 4: 0.3; setting\n"
-    "`scores`).",
-    "A chunk ranked or counted at a tier its source does not have skews both the retrieval score and\n"
-    "the diversity figures.",
-    _example("- The Fed held rates. [1]", [_cite(1, "fed_press_releases")],
-             evidence_pack=_pack([], chunks=[{"chunk_id": "chunk_1", "source_id": "market_blog", "credibility_tier": 2,
-                                              "credibility_score": 0.8}])),
-    _example("- The Fed held rates. [1]", [_cite(1, "fed_press_releases")],
-             evidence_pack=_pack([], chunks=[{"chunk_id": "chunk_1", "source_id": "market_blog", "credibility_tier": 3,
-                                              "credibility_score": 0.6}])),
-    "Store the registry's tier and the mapping's score.",
-)
 def pack_credibility_mismatch(brief: Brief, ctx):
+    """
+    ## What it does
+    Reports a pack chunk whose stored `credibility_tier` is not its source's registry tier, or whose
+    stored credibility score is not §4.3's for the tier (Tier 1: 1.0, 2: 0.8, 3: 0.6, 4: 0.3; setting
+    `scores`).
+
+    ## Why is this bad?
+    A chunk ranked or counted at a tier its source does not have skews both the retrieval score and
+    the diversity figures.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "Title 1". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {
+      "1": {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve", "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm", "title": "Title 1", "published_at": "2026-02-10T14:00:00Z", "fetched_at": "2026-02-11T02:15:00Z"}
+    },
+    "evidence_pack": {"pack_id": "pack_1", "query": "What is the Fed's stance?", "generated_at": "2026-02-11T08:00:00Z", "chunks": [{"chunk_id": "chunk_1", "source_id": "market_blog", "credibility_tier": 2, "credibility_score": 0.8}]}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        name: Federal Reserve - Press Releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        tags: [policy_centralbank, macro_data, rates]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: bls_schedule
+        name: U.S. Bureau of Labor Statistics - Release Schedule
+        url: https://www.bls.gov/schedule/
+        tags: [macro_data, event_calendar]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: reuters
+        name: Reuters - Business
+        url: https://www.reuters.com/business/
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: full
+      - id: ft_markets
+        name: Financial Times - Markets
+        url: https://www.ft.com/markets
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: market_blog
+        name: Market Blog
+        url: https://www.marketblog.example/
+        tags: [market_narrative]
+        credibility_tier: 3
+        paywall_policy: full
+      - id: zerohedge
+        name: Zero Hedge
+        url: https://www.zerohedge.com/
+        tags: [contrarian]
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    Good:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "Title 1". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {
+      "1": {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve", "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm", "title": "Title 1", "published_at": "2026-02-10T14:00:00Z", "fetched_at": "2026-02-11T02:15:00Z"}
+    },
+    "evidence_pack": {"pack_id": "pack_1", "query": "What is the Fed's stance?", "generated_at": "2026-02-11T08:00:00Z", "chunks": [{"chunk_id": "chunk_1", "source_id": "market_blog", "credibility_tier": 3, "credibility_score": 0.6}]}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        name: Federal Reserve - Press Releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        tags: [policy_centralbank, macro_data, rates]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: bls_schedule
+        name: U.S. Bureau of Labor Statistics - Release Schedule
+        url: https://www.bls.gov/schedule/
+        tags: [macro_data, event_calendar]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: reuters
+        name: Reuters - Business
+        url: https://www.reuters.com/business/
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: full
+      - id: ft_markets
+        name: Financial Times - Markets
+        url: https://www.ft.com/markets
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: market_blog
+        name: Market Blog
+        url: https://www.marketblog.example/
+        tags: [market_narrative]
+        credibility_tier: 3
+        paywall_policy: full
+      - id: zerohedge
+        name: Zero Hedge
+        url: https://www.zerohedge.com/
+        tags: [contrarian]
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    ## Fix
+    Store the registry's tier and the mapping's score.
+    """
     view = pack_view(brief)
     if not view:
         return

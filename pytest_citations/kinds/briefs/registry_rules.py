@@ -8,26 +8,116 @@ from __future__ import annotations
 from pytest_citations.core.diagnostics import quoted
 from pytest_citations.kinds.briefs.citations import _at, _objects
 from pytest_citations.kinds.briefs.model import Brief
-from pytest_citations.kinds.briefs.rule_docs import _GOOD, _brief, _doc, _files, _sidecar_of_one
 from pytest_citations.rules import Finding, rule
 
 KIND = "briefs"
 
 
 @rule("B311", "unknown-source-id", kind=KIND)
-@_doc(
-    "Reports a citation whose `source_id` is not an `id` in the source registry\n"
-    "(`source_registry.yaml` at the repository root, or the `registry` setting), and, once per brief,\n"
-    "a brief whose citations name sources while that registry file does not exist: nothing the\n"
-    "registry decides (source ids, URLs, tiers, paywall policies) can then be checked.",
-    "Tiers, tags and paywall policy all come from the registry: a source it does not list has none,\n"
-    "so none of the contract's quality rules can apply to it.",
-    _files(_brief("- The Fed held rates. [1]"), _sidecar_of_one(source="fed_blog"), registry=True),
-    _GOOD,
-    "Use the registry's id for the source, or add the source to the registry; without a registry, add\n"
-    "one, or point the `registry` setting at it.",
-)
 def unknown_source_id(brief: Brief, ctx):
+    """
+    ## What it does
+    Reports a citation whose `source_id` is not an `id` in the source registry
+    (`source_registry.yaml` at the repository root, or the `registry` setting), and, once per brief,
+    a brief whose citations name sources while that registry file does not exist: nothing the
+    registry decides (source ids, URLs, tiers, paywall policies) can then be checked.
+
+    ## Why is this bad?
+    Tiers, tags and paywall policy all come from the registry: a source it does not list has none,
+    so none of the contract's quality rules can apply to it.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "FOMC Statement". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {"1":
+      {"id": "cite_1", "source_id": "fed_blog", "publisher": "Federal Reserve",
+       "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm",
+       "title": "FOMC Statement", "published_at": "2026-02-10T14:00:00Z",
+       "fetched_at": "2026-02-11T02:15:00Z"}}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        credibility_tier: 1
+        paywall_policy: full
+      - id: ft_markets
+        url: https://www.ft.com/markets
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: zerohedge
+        url: https://www.zerohedge.com/s/RSS
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    Good:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "FOMC Statement". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {"1":
+      {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve",
+       "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm",
+       "title": "FOMC Statement", "published_at": "2026-02-10T14:00:00Z",
+       "fetched_at": "2026-02-11T02:15:00Z"}}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        credibility_tier: 1
+        paywall_policy: full
+      - id: ft_markets
+        url: https://www.ft.com/markets
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: zerohedge
+        url: https://www.zerohedge.com/s/RSS
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    ## Fix
+    Use the registry's id for the source, or add the source to the registry; without a registry, add
+    one, or point the `registry` setting at it.
+    """
     objects = list(_objects(brief))
     if brief.registry is None:
         if objects and any(isinstance(c.get("source_id"), str) for _, c, _ in objects):
@@ -44,23 +134,114 @@ def unknown_source_id(brief: Brief, ctx):
 
 
 @rule("B312", "url-registry-mismatch", kind=KIND)
-@_doc(
-    "Reports a citation whose `url` does not match its source's registry entry: the entry's `url` by\n"
-    "scheme and host (the same host or a subdomain of it; a leading `www.` on the registry host is\n"
-    "ignored; an `https` citation matches an `http` entry), or one of the hosts the source publishes on,\n"
-    "named by the entry's `article_hosts` list or the `source-hosts` setting. With `url-match =\n"
-    "\"domain\"` registrable domains are compared instead (`apps.bea.gov` matches `www.bea.gov`). The\n"
-    "message says which of these would make the URL match.",
-    "A URL on another site than the source it claims is a mislabelled citation: its tier and paywall\n"
-    "policy are someone else's.",
-    _files(_brief("- The Fed held rates. [1]"), _sidecar_of_one(url="https://www.federalreserve.gov.example.com/a"), registry=True),
-    _GOOD,
-    "Correct the `source_id` or the `url`. When the source does publish there (a registry naming a feed\n"
-    "on another site, such as `reutersagency.com` for articles on `reuters.com`), list the host in the\n"
-    "entry's `article_hosts: [reuters.com]`, or in the setting `source-hosts =\n"
-    "[\"reuters_business = reuters.com\"]`; for sibling hosts of one domain set `url-match = \"domain\"`.",
-)
 def url_registry_mismatch(brief: Brief, ctx):
+    """
+    ## What it does
+    Reports a citation whose `url` does not match its source's registry entry: the entry's `url` by
+    scheme and host (the same host or a subdomain of it; a leading `www.` on the registry host is
+    ignored; an `https` citation matches an `http` entry), or one of the hosts the source publishes on,
+    named by the entry's `article_hosts` list or the `source-hosts` setting. With `url-match =
+    "domain"` registrable domains are compared instead (`apps.bea.gov` matches `www.bea.gov`). The
+    message says which of these would make the URL match.
+
+    ## Why is this bad?
+    A URL on another site than the source it claims is a mislabelled citation: its tier and paywall
+    policy are someone else's.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "FOMC Statement". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {"1":
+      {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve",
+       "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov.example.com/a",
+       "title": "FOMC Statement", "published_at": "2026-02-10T14:00:00Z",
+       "fetched_at": "2026-02-11T02:15:00Z"}}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        credibility_tier: 1
+        paywall_policy: full
+      - id: ft_markets
+        url: https://www.ft.com/markets
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: zerohedge
+        url: https://www.zerohedge.com/s/RSS
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    Good:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "FOMC Statement". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {"1":
+      {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve",
+       "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm",
+       "title": "FOMC Statement", "published_at": "2026-02-10T14:00:00Z",
+       "fetched_at": "2026-02-11T02:15:00Z"}}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        credibility_tier: 1
+        paywall_policy: full
+      - id: ft_markets
+        url: https://www.ft.com/markets
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: zerohedge
+        url: https://www.zerohedge.com/s/RSS
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    ## Fix
+    Correct the `source_id` or the `url`. When the source does publish there (a registry naming a feed
+    on another site, such as `reutersagency.com` for articles on `reuters.com`), list the host in the
+    entry's `article_hosts: [reuters.com]`, or in the setting `source-hosts =
+    ["reuters_business = reuters.com"]`; for sibling hosts of one domain set `url-match = "domain"`.
+    """
     from pytest_citations.kinds.briefs.source_registry import source_url_matches
 
     if brief.registry is None:
@@ -97,24 +278,107 @@ def _how_to_match(url: str, source, mode: str, registry_rel: str) -> str:
 
 
 @rule("B314", "quote-span-on-paywalled-source", kind=KIND)
-@_doc(
-    "Reports a citation with a `quote_span` whose source the registry marks `paywall_policy:\n"
-    "metadata_only`.",
-    "Spec §5: paywalled full text must never be stored, extracted or fabricated; only the headline or\n"
-    "RSS snippet (`snippet_span`) may be cited.",
-    _files(
-        _brief("- Stocks fell. [1]", '[1] Financial Times. "Stocks tumble". Feb 10, 2026. https://www.ft.com/content/1 [Paywall]'),
-        _sidecar_of_one(', "quote_span": {"start": 0, "end": 9, "text": "Stocks fell"}', url="https://www.ft.com/content/1", source="ft_markets"),
-        registry=True,
-    ),
-    _files(
-        _brief("- Stocks fell. [1]", '[1] Financial Times. "Stocks tumble". Feb 10, 2026. https://www.ft.com/content/1 [Paywall]'),
-        _sidecar_of_one(', "snippet_span": {"text": "Stocks tumble"}', url="https://www.ft.com/content/1", source="ft_markets"),
-        registry=True,
-    ),
-    "Remove the `quote_span` (keep a `snippet_span`); `citations brief validate --fix` strips it.",
-)
 def quote_span_on_paywalled_source(brief: Brief, ctx):
+    """
+    ## What it does
+    Reports a citation with a `quote_span` whose source the registry marks `paywall_policy:
+    metadata_only`.
+
+    ## Why is this bad?
+    Spec §5: paywalled full text must never be stored, extracted or fabricated; only the headline or
+    RSS snippet (`snippet_span`) may be cited.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - Stocks fell. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Financial Times. "Stocks tumble". Feb 10, 2026. https://www.ft.com/content/1 [Paywall]
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {"1":
+      {"id": "cite_1", "source_id": "ft_markets", "publisher": "Federal Reserve",
+       "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.ft.com/content/1",
+       "title": "FOMC Statement", "published_at": "2026-02-10T14:00:00Z",
+       "fetched_at": "2026-02-11T02:15:00Z", "quote_span": {"start": 0, "end": 9, "text": "Stocks fell"}}}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        credibility_tier: 1
+        paywall_policy: full
+      - id: ft_markets
+        url: https://www.ft.com/markets
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: zerohedge
+        url: https://www.zerohedge.com/s/RSS
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    Good:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - Stocks fell. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Financial Times. "Stocks tumble". Feb 10, 2026. https://www.ft.com/content/1 [Paywall]
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {"1":
+      {"id": "cite_1", "source_id": "ft_markets", "publisher": "Federal Reserve",
+       "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.ft.com/content/1",
+       "title": "FOMC Statement", "published_at": "2026-02-10T14:00:00Z",
+       "fetched_at": "2026-02-11T02:15:00Z", "snippet_span": {"text": "Stocks tumble"}}}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        credibility_tier: 1
+        paywall_policy: full
+      - id: ft_markets
+        url: https://www.ft.com/markets
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: zerohedge
+        url: https://www.zerohedge.com/s/RSS
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    ## Fix
+    Remove the `quote_span` (keep a `snippet_span`); `citations brief validate --fix` strips it.
+    """
     if brief.registry is None:
         return
     for number, citation, marker in _objects(brief):
@@ -136,61 +400,308 @@ def _tag_rule(brief: Brief, tag: str, wants) -> list[Finding]:
 
 
 @rule("B315", "missing-paywall-tag", kind=KIND)
-@_doc(
-    "Reports a References entry citing a source whose registry `paywall_policy` is `metadata_only`\n"
-    "without the `[Paywall]` tag.",
-    "Spec §5 and §7.2: the reader must know a link is paywalled and that the citation rests on the\n"
-    "headline or snippet only.",
-    _files(
-        _brief("- Stocks fell. [1]", '[1] Financial Times. "Stocks tumble". Feb 10, 2026. https://www.ft.com/content/1'),
-        _sidecar_of_one(url="https://www.ft.com/content/1", source="ft_markets"), registry=True,
-    ),
-    _files(
-        _brief("- Stocks fell. [1]", '[1] Financial Times. "Stocks tumble". Feb 10, 2026. https://www.ft.com/content/1 [Paywall]'),
-        _sidecar_of_one(url="https://www.ft.com/content/1", source="ft_markets"), registry=True,
-    ),
-    "Append ` [Paywall]` to the entry.",
-)
 def missing_paywall_tag(brief: Brief, ctx):
+    """
+    ## What it does
+    Reports a References entry citing a source whose registry `paywall_policy` is `metadata_only`
+    without the `[Paywall]` tag.
+
+    ## Why is this bad?
+    Spec §5 and §7.2: the reader must know a link is paywalled and that the citation rests on the
+    headline or snippet only.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - Stocks fell. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Financial Times. "Stocks tumble". Feb 10, 2026. https://www.ft.com/content/1
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {"1":
+      {"id": "cite_1", "source_id": "ft_markets", "publisher": "Federal Reserve",
+       "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.ft.com/content/1",
+       "title": "FOMC Statement", "published_at": "2026-02-10T14:00:00Z",
+       "fetched_at": "2026-02-11T02:15:00Z"}}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        credibility_tier: 1
+        paywall_policy: full
+      - id: ft_markets
+        url: https://www.ft.com/markets
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: zerohedge
+        url: https://www.zerohedge.com/s/RSS
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    Good:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - Stocks fell. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Financial Times. "Stocks tumble". Feb 10, 2026. https://www.ft.com/content/1 [Paywall]
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {"1":
+      {"id": "cite_1", "source_id": "ft_markets", "publisher": "Federal Reserve",
+       "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.ft.com/content/1",
+       "title": "FOMC Statement", "published_at": "2026-02-10T14:00:00Z",
+       "fetched_at": "2026-02-11T02:15:00Z"}}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        credibility_tier: 1
+        paywall_policy: full
+      - id: ft_markets
+        url: https://www.ft.com/markets
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: zerohedge
+        url: https://www.zerohedge.com/s/RSS
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    ## Fix
+    Append ` [Paywall]` to the entry.
+    """
     yield from _tag_rule(brief, "Paywall", lambda s: s.paywall_policy == "metadata_only")
 
 
 @rule("B316", "missing-monitor-only-tag", kind=KIND)
-@_doc(
-    "Reports a References entry citing a Tier 4 source (`credibility_tier: 4` in the registry) without\n"
-    "the `[Monitor-only source]` tag.",
-    "Tier 4 sources are low-trust, kept for minority-view discovery; spec §7.2 requires the reader to\n"
-    "be told.",
-    _files(
-        _brief("- Deflation looms. [1]", '[1] Zero Hedge. "Deflation warnings". Feb 11, 2026. https://www.zerohedge.com/a'),
-        _sidecar_of_one(url="https://www.zerohedge.com/a", source="zerohedge"), registry=True,
-    ),
-    _files(
-        _brief(
-            "- Deflation looms. [1]",
-            '[1] Zero Hedge. "Deflation warnings". Feb 11, 2026. https://www.zerohedge.com/a [Monitor-only source]',
-        ),
-        _sidecar_of_one(url="https://www.zerohedge.com/a", source="zerohedge"), registry=True,
-    ),
-    "Append ` [Monitor-only source]` to the entry.",
-)
 def missing_monitor_only_tag(brief: Brief, ctx):
+    """
+    ## What it does
+    Reports a References entry citing a Tier 4 source (`credibility_tier: 4` in the registry) without
+    the `[Monitor-only source]` tag.
+
+    ## Why is this bad?
+    Tier 4 sources are low-trust, kept for minority-view discovery; spec §7.2 requires the reader to
+    be told.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - Deflation looms. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Zero Hedge. "Deflation warnings". Feb 11, 2026. https://www.zerohedge.com/a
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {"1":
+      {"id": "cite_1", "source_id": "zerohedge", "publisher": "Federal Reserve",
+       "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.zerohedge.com/a",
+       "title": "FOMC Statement", "published_at": "2026-02-10T14:00:00Z",
+       "fetched_at": "2026-02-11T02:15:00Z"}}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        credibility_tier: 1
+        paywall_policy: full
+      - id: ft_markets
+        url: https://www.ft.com/markets
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: zerohedge
+        url: https://www.zerohedge.com/s/RSS
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    Good:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - Deflation looms. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Zero Hedge. "Deflation warnings". Feb 11, 2026. https://www.zerohedge.com/a [Monitor-only source]
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {"1":
+      {"id": "cite_1", "source_id": "zerohedge", "publisher": "Federal Reserve",
+       "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.zerohedge.com/a",
+       "title": "FOMC Statement", "published_at": "2026-02-10T14:00:00Z",
+       "fetched_at": "2026-02-11T02:15:00Z"}}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        credibility_tier: 1
+        paywall_policy: full
+      - id: ft_markets
+        url: https://www.ft.com/markets
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: zerohedge
+        url: https://www.zerohedge.com/s/RSS
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    ## Fix
+    Append ` [Monitor-only source]` to the entry.
+    """
     yield from _tag_rule(brief, "Monitor-only source", lambda s: s.credibility_tier == 4)
 
 
 @rule("B319", "source-registry-invalid", kind=KIND, scope="engine")
-@_doc(
-    "Reports a source registry that cannot be read safely: a YAML syntax error, an anchor or alias, a\n"
-    "tag outside the core schema, a duplicate key or source id, or no `sources:` list; an entry's\n"
-    "`article_hosts` that is not a list of host names; and an item of the `source-hosts` setting that is\n"
-    "not `\"source_id = host\"` or names a source the registry lacks.",
-    "Tiers and paywall policies from a registry that loaders read differently (or that can run code)\n"
-    "cannot be trusted.",
-    _files(_brief("- The Fed held rates. [1]"), _sidecar_of_one())
-    + '\n```yaml title="source_registry.yaml"\nsources:\n  - id: fed_press_releases\n    url: &u https://www.federalreserve.gov/\n```\n',
-    _GOOD,
-    "Write the registry as plain YAML: a `sources:` list of mappings with unique ids; write hosts alone\n"
-    "(`www.reuters.com`, not a URL).",
-)
 def source_registry_invalid():
+    """
+    ## What it does
+    Reports a source registry that cannot be read safely: a YAML syntax error, an anchor or alias, a
+    tag outside the core schema, a duplicate key or source id, or no `sources:` list; an entry's
+    `article_hosts` that is not a list of host names; and an item of the `source-hosts` setting that is
+    not `"source_id = host"` or names a source the registry lacks.
+
+    ## Why is this bad?
+    Tiers and paywall policies from a registry that loaders read differently (or that can run code)
+    cannot be trusted.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "FOMC Statement". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {"1":
+      {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve",
+       "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm",
+       "title": "FOMC Statement", "published_at": "2026-02-10T14:00:00Z",
+       "fetched_at": "2026-02-11T02:15:00Z"}}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        url: &u https://www.federalreserve.gov/
+    ```
+
+    Good:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "FOMC Statement". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {"1":
+      {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve",
+       "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm",
+       "title": "FOMC Statement", "published_at": "2026-02-10T14:00:00Z",
+       "fetched_at": "2026-02-11T02:15:00Z"}}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        credibility_tier: 1
+        paywall_policy: full
+      - id: ft_markets
+        url: https://www.ft.com/markets
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: zerohedge
+        url: https://www.zerohedge.com/s/RSS
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    ## Fix
+    Write the registry as plain YAML: a `sources:` list of mappings with unique ids; write hosts alone
+    (`www.reuters.com`, not a URL).
+    """
     pass

@@ -11,43 +11,226 @@ from pytest_citations.kinds.briefs.citations import _at
 from pytest_citations.kinds.briefs.headings import heading_key
 from pytest_citations.kinds.briefs.model import Brief
 from pytest_citations.kinds.briefs.recognition import ABSTAIN_SECTIONS
-from pytest_citations.kinds.briefs.rule_docs import _CLAIMS, _GOOD, _REF1, _brief, _doc, _files, _sidecar_of_one
 from pytest_citations.rules import Finding, rule
 
 KIND = "briefs"
 
 
 @rule("B301", "uncited-bullet", kind=KIND)
-@_doc(
-    "Reports a bullet in a claim section (Prevailing View, Counterarguments, Minority View, What to\n"
-    "Watch) with no `[N]` citation marker. Every list item that shows something is a bullet, whatever\n"
-    "block it is written as: a paragraph, an HTML block (`- <div>...</div>`, `- <!-- note --> ...`), a\n"
-    "blockquote, a heading, a code block. A bullet that is one of spec §6's abstain markers, such as\n"
-    "`[Insufficient evidence to assess this claim]`, needs none. Markers in code spans, code blocks,\n"
-    "links and HTML comments do not count; only ASCII digits make a marker.",
-    "The contract's absolute requirement: every claim bullet cites at least one stored evidence chunk.\n"
-    "An uncited claim is one the reader cannot verify.",
-    _files(_brief("- The Fed held rates.\n- Markets expect a cut. `[1]`\n- <div>Markets fell 2%.</div>"), _sidecar_of_one(), registry=True),
-    _GOOD,
-    "Cite the evidence after the claim (`[1]`), or replace the bullet with an abstain marker\n"
-    "(`[Insufficient evidence to support this claim]`); `citations brief validate --fix` does the latter.",
-)
 def uncited_bullet(brief: Brief, ctx):
+    """
+    ## What it does
+    Reports a bullet in a claim section (Prevailing View, Counterarguments, Minority View, What to
+    Watch) with no `[N]` citation marker. Every list item that shows something is a bullet, whatever
+    block it is written as: a paragraph, an HTML block (`- <div>...</div>`, `- <!-- note --> ...`), a
+    blockquote, a heading, a code block. A bullet that is one of spec §6's abstain markers, such as
+    `[Insufficient evidence to assess this claim]`, needs none. Markers in code spans, code blocks,
+    links and HTML comments do not count; only ASCII digits make a marker.
+
+    ## Why is this bad?
+    The contract's absolute requirement: every claim bullet cites at least one stored evidence chunk.
+    An uncited claim is one the reader cannot verify.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates.
+    - Markets expect a cut. `[1]`
+    - <div>Markets fell 2%.</div>
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "FOMC Statement". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {"1":
+      {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve",
+       "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm",
+       "title": "FOMC Statement", "published_at": "2026-02-10T14:00:00Z",
+       "fetched_at": "2026-02-11T02:15:00Z"}}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        credibility_tier: 1
+        paywall_policy: full
+      - id: ft_markets
+        url: https://www.ft.com/markets
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: zerohedge
+        url: https://www.zerohedge.com/s/RSS
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    Good:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "FOMC Statement". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {"1":
+      {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve",
+       "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm",
+       "title": "FOMC Statement", "published_at": "2026-02-10T14:00:00Z",
+       "fetched_at": "2026-02-11T02:15:00Z"}}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        credibility_tier: 1
+        paywall_policy: full
+      - id: ft_markets
+        url: https://www.ft.com/markets
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: zerohedge
+        url: https://www.zerohedge.com/s/RSS
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    ## Fix
+    Cite the evidence after the claim (`[1]`), or replace the bullet with an abstain marker
+    (`[Insufficient evidence to support this claim]`); `citations brief validate --fix` does the latter.
+    """
     for bullet in brief.bullets:
         if not bullet.markers and not bullet.abstain:
             yield Finding("claim bullet has no citation marker [N]", bullet.line, bullet.col)
 
 
 @rule("B302", "marker-without-reference", kind=KIND)
-@_doc(
-    "Reports a marker `[N]` in a claim bullet that has no `[N]` entry in the References section.",
-    "The reader cannot see what the marker cites, and the brief's presentation and its stored\n"
-    "citations disagree.",
-    _files(_brief("- The Fed held rates. [1][2]"), _sidecar_of_one(), registry=True),
-    _GOOD,
-    "Add the References entry, or remove the marker.",
-)
 def marker_without_reference(brief: Brief, ctx):
+    """
+    ## What it does
+    Reports a marker `[N]` in a claim bullet that has no `[N]` entry in the References section.
+
+    ## Why is this bad?
+    The reader cannot see what the marker cites, and the brief's presentation and its stored
+    citations disagree.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1][2]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "FOMC Statement". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {"1":
+      {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve",
+       "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm",
+       "title": "FOMC Statement", "published_at": "2026-02-10T14:00:00Z",
+       "fetched_at": "2026-02-11T02:15:00Z"}}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        credibility_tier: 1
+        paywall_policy: full
+      - id: ft_markets
+        url: https://www.ft.com/markets
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: zerohedge
+        url: https://www.zerohedge.com/s/RSS
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    Good:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "FOMC Statement". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {"1":
+      {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve",
+       "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm",
+       "title": "FOMC Statement", "published_at": "2026-02-10T14:00:00Z",
+       "fetched_at": "2026-02-11T02:15:00Z"}}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        credibility_tier: 1
+        paywall_policy: full
+      - id: ft_markets
+        url: https://www.ft.com/markets
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: zerohedge
+        url: https://www.zerohedge.com/s/RSS
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    ## Fix
+    Add the References entry, or remove the marker.
+    """
     numbers = {entry.number for entry in brief.entries}
     for bullet in brief.bullets:
         for marker in bullet.markers:
@@ -56,19 +239,108 @@ def marker_without_reference(brief: Brief, ctx):
 
 
 @rule("B303", "unused-reference", kind=KIND)
-@_doc(
-    "Reports a References entry that no claim bullet cites (except in §3.2's abstaining report, whose\n"
-    "References list the sources that could not support a synthesis).",
-    "A reference nothing cites pads the brief with sources that support none of its claims, and\n"
-    "usually means a bullet lost its marker.",
-    _files(
-        _brief("- The Fed held rates. [1]", _REF1 + '\n[2] Reuters. "Fed holds". Feb 10, 2026. https://www.reuters.com/b'),
-        _sidecar_of_one(), registry=True,
-    ),
-    _GOOD,
-    "Cite the entry where it supports a claim, or remove it.",
-)
 def unused_reference(brief: Brief, ctx):
+    """
+    ## What it does
+    Reports a References entry that no claim bullet cites (except in §3.2's abstaining report, whose
+    References list the sources that could not support a synthesis).
+
+    ## Why is this bad?
+    A reference nothing cites pads the brief with sources that support none of its claims, and
+    usually means a bullet lost its marker.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "FOMC Statement". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    [2] Reuters. "Fed holds". Feb 10, 2026. https://www.reuters.com/b
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {"1":
+      {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve",
+       "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm",
+       "title": "FOMC Statement", "published_at": "2026-02-10T14:00:00Z",
+       "fetched_at": "2026-02-11T02:15:00Z"}}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        credibility_tier: 1
+        paywall_policy: full
+      - id: ft_markets
+        url: https://www.ft.com/markets
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: zerohedge
+        url: https://www.zerohedge.com/s/RSS
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    Good:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "FOMC Statement". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {"1":
+      {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve",
+       "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm",
+       "title": "FOMC Statement", "published_at": "2026-02-10T14:00:00Z",
+       "fetched_at": "2026-02-11T02:15:00Z"}}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        credibility_tier: 1
+        paywall_policy: full
+      - id: ft_markets
+        url: https://www.ft.com/markets
+        credibility_tier: 2
+        paywall_policy: metadata_only
+      - id: zerohedge
+        url: https://www.zerohedge.com/s/RSS
+        credibility_tier: 4
+        paywall_policy: full
+    ```
+
+    ## Fix
+    Cite the entry where it supports a claim, or remove it.
+    """
     if brief.abstaining:
         return  # §3.2: an abstaining report lists the sources that could not support a synthesis
     cited = set(brief.cited_numbers())
@@ -78,22 +350,61 @@ def unused_reference(brief: Brief, ctx):
 
 
 @rule("B304", "references-out-of-order", kind=KIND)
-@_doc(
-    "Reports References entries that are not numbered 1, 2, 3... in order: a number given twice, a gap\n"
-    "in the numbering, or entries out of order. The entries reported out of order are the fewest whose\n"
-    "moving would sort the rest, so a swapped pair `[2]`, `[1]` is one finding, on `[1]`.",
-    "Spec §7.2 sorts references by citation number; gaps and repeats mean an entry was lost or\n"
-    "renumbered by hand, and markers may now point at the wrong source.",
-    _files(
-        _brief(
-            "- The Fed held rates. [1][3]",
-            '[3] Reuters. "Fed holds". Feb 10, 2026. https://www.reuters.com/b\n' + _REF1,
-        )
-    ),
-    _files(_brief("- The Fed held rates. [1]")),
-    "Number the entries from 1 without gaps, in order; renumber the markers with them.",
-)
 def references_out_of_order(brief: Brief, ctx):
+    """
+    ## What it does
+    Reports References entries that are not numbered 1, 2, 3... in order: a number given twice, a gap
+    in the numbering, or entries out of order. The entries reported out of order are the fewest whose
+    moving would sort the rest, so a swapped pair `[2]`, `[1]` is one finding, on `[1]`.
+
+    ## Why is this bad?
+    Spec §7.2 sorts references by citation number; gaps and repeats mean an entry was lost or
+    renumbered by hand, and markers may now point at the wrong source.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1][3]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [3] Reuters. "Fed holds". Feb 10, 2026. https://www.reuters.com/b
+    [1] Federal Reserve. "FOMC Statement". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    Good:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "FOMC Statement". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ## Fix
+    Number the entries from 1 without gaps, in order; renumber the markers with them.
+    """
     firsts: list = []  # the first entry of each number, in the order written
     seen: dict[int, int] = {}
     for entry in brief.entries:
@@ -166,25 +477,68 @@ def _wrong_places(entries: list) -> dict[int, str]:
 
 
 @rule("B305", "malformed-reference", kind=KIND)
-@_doc(
-    "Reports a References entry that does not follow spec §7.2:\n"
-    '`[N] Publisher. "Title". Published <date>. <URL>`, optionally followed by `[Paywall]` and\n'
-    "`[Monitor-only source]`, and says which part failed: no URL at the end (or text after it), no\n"
-    "title in double quotes (or one never closed), no publisher ending in a period before it, or a date\n"
-    "that is none. The spec fixes no date format: a month's name with the day before or after it\n"
-    "(`Feb 10, 2026`, `10 February 2026`, `Feb. 10 2026`), an ISO 8601 date or date-time (`2026-02-10`,\n"
-    "the citation's own `2026-02-10T14:00:00Z`) and `2026/02/10`, `10/02/2026` are dates; the date may\n"
-    'be left out (calendar entries) and written without "Published" (`Feb 10, 2026.`, as in §10). Curly\n'
-    "quotes (`“Title”`), emphasis around the publisher or title (`*\"Title\"*`) and a URL written as a\n"
-    "Markdown link (`[https://...](https://...)`) or an autolink (`<https://...>`) are read too.",
-    "A reference without a URL or title cannot be followed by the reader, and tools that render or\n"
-    "check the brief cannot read it.",
-    _files(_brief("- The Fed held rates. [1]", '[1] Anonymous. "Insider Fed leak". <no URL>')),
-    _files(_brief("- The Fed held rates. [1]")),
-    'Write the entry as `[N] Publisher. "Title". Published Feb 10, 2026. https://...`; the message says\n'
-    "which part to mend.",
-)
 def malformed_reference(brief: Brief, ctx):
+    """
+    ## What it does
+    Reports a References entry that does not follow spec §7.2:
+    `[N] Publisher. "Title". Published <date>. <URL>`, optionally followed by `[Paywall]` and
+    `[Monitor-only source]`, and says which part failed: no URL at the end (or text after it), no
+    title in double quotes (or one never closed), no publisher ending in a period before it, or a date
+    that is none. The spec fixes no date format: a month's name with the day before or after it
+    (`Feb 10, 2026`, `10 February 2026`, `Feb. 10 2026`), an ISO 8601 date or date-time (`2026-02-10`,
+    the citation's own `2026-02-10T14:00:00Z`) and `2026/02/10`, `10/02/2026` are dates; the date may
+    be left out (calendar entries) and written without "Published" (`Feb 10, 2026.`, as in §10). Curly
+    quotes (`“Title”`), emphasis around the publisher or title (`*"Title"*`) and a URL written as a
+    Markdown link (`[https://...](https://...)`) or an autolink (`<https://...>`) are read too.
+
+    ## Why is this bad?
+    A reference without a URL or title cannot be followed by the reader, and tools that render or
+    check the brief cannot read it.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Anonymous. "Insider Fed leak". <no URL>
+    ```
+
+    Good:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "FOMC Statement". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ## Fix
+    Write the entry as `[N] Publisher. "Title". Published Feb 10, 2026. https://...`; the message says
+    which part to mend.
+    """
     for entry in brief.entries:
         if entry.problem is not None:
             yield Finding(
@@ -194,38 +548,114 @@ def malformed_reference(brief: Brief, ctx):
 
 
 @rule("B306", "marker-swallowed-by-link", kind=KIND)
-@_doc(
-    "Reports a `[N]` in a claim bullet that Markdown reads as a link, not a citation marker: most often\n"
-    "because a link reference definition such as `[1]: https://...` exists in the file, which turns\n"
-    "every `[1]` into a link to it. A `[N]` inside a link's text or destination, an autolink\n"
-    "(`<https://x.example/[1]>`), an image or an HTML tag's attributes is reported too. The message\n"
-    "says what Markdown read the `[N]` as, and names a definition only when one made the link.",
-    "The bullet looks cited, but its marker is gone from the rendered brief and from any tool that\n"
-    "reads the Markdown; the claim passes review uncited.",
-    _files(
-        "### Prevailing View\n- The Fed held rates. [1]\n\n" + _CLAIMS + "\n### References\n"
-        "[1]: https://www.federalreserve.gov/a.htm\n"
-    ),
-    _files(_brief("- The Fed held rates. [1]")),
-    'Write References entries in §7.2 form (`[1] Publisher. "Title". ... URL`), not as link definitions;\n'
-    "write a marker after a link, autolink or HTML tag, not inside it.",
-)
 def marker_swallowed_by_link(brief: Brief, ctx):
+    """
+    ## What it does
+    Reports a `[N]` in a claim bullet that Markdown reads as a link, not a citation marker: most often
+    because a link reference definition such as `[1]: https://...` exists in the file, which turns
+    every `[1]` into a link to it. A `[N]` inside a link's text or destination, an autolink
+    (`<https://x.example/[1]>`), an image or an HTML tag's attributes is reported too. The message
+    says what Markdown read the `[N]` as, and names a definition only when one made the link.
+
+    ## Why is this bad?
+    The bullet looks cited, but its marker is gone from the rendered brief and from any tool that
+    reads the Markdown; the claim passes review uncited.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1]: https://www.federalreserve.gov/a.htm
+    ```
+
+    Good:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "FOMC Statement". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ## Fix
+    Write References entries in §7.2 form (`[1] Publisher. "Title". ... URL`), not as link definitions;
+    write a marker after a link, autolink or HTML tag, not inside it.
+    """
     for marker, why in brief.swallowed:
         yield _at(marker, f"[{marker.number}] is read as {why}, not as a citation marker")
 
 
 @rule("B317", "empty-claim-section", kind=KIND)
-@_doc(
-    "Reports a claim section with no bullets, and a claim section the brief lacks.",
-    "Spec §3.2: an empty section means the synthesis must be retried; a section that abstains says so\n"
-    "with an abstain marker bullet instead.",
-    _files("### Prevailing View\n- The Fed held rates. [1]\n\n### Counterarguments\n\n### References\n" + _REF1 + "\n"),
-    _files(_brief("- The Fed held rates. [1]")),
-    "Add the section's bullets, or one abstain marker bullet such as\n"
-    "`[Insufficient evidence to represent minority views on this topic]`.",
-)
 def empty_claim_section(brief: Brief, ctx):
+    """
+    ## What it does
+    Reports a claim section with no bullets, and a claim section the brief lacks.
+
+    ## Why is this bad?
+    Spec §3.2: an empty section means the synthesis must be retried; a section that abstains says so
+    with an abstain marker bullet instead.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+
+    ### References
+    [1] Federal Reserve. "FOMC Statement". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    Good:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates. [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Federal Reserve. "FOMC Statement". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ## Fix
+    Add the section's bullets, or one abstain marker bullet such as
+    `[Insufficient evidence to represent minority views on this topic]`.
+    """
     if brief.abstaining:
         return  # §3.2's abstaining report has no claim sections; B335 checks its own
     for section in brief.sections.values():
@@ -236,21 +666,58 @@ def empty_claim_section(brief: Brief, ctx):
 
 
 @rule("B335", "abstaining-report-incomplete", kind=KIND)
-@_doc(
-    "Reports an abstaining report (a file with the heading `Synthesis Status: Insufficient Evidence`,\n"
-    "spec §3.2) that lacks one of its sections, `Available Evidence Summary`, `Why Insufficient` and\n"
-    "`References`, or leaves one empty.",
-    "The abstaining report replaces the brief; without its reasons or the evidence that was available\n"
-    "the reader cannot tell an empty day from a failed pipeline.",
-    '```markdown title="abstain.md"\n# Daily Brief - 2026-02-11\n\n### Synthesis Status: Insufficient Evidence\n\n'
-    "No brief today.\n\n### References\n\n" + '[1] Federal Reserve. "FOMC Statement". Feb 10, 2026. https://www.federalreserve.gov/a.htm\n```\n',
-    '```markdown title="abstain.md"\n# Daily Brief - 2026-02-11\n\n### Synthesis Status: Insufficient Evidence\n\n'
-    "No brief today.\n\n### Available Evidence Summary\n\n- The Fed held rates. [1]\n\n### Why Insufficient\n\n"
-    "- No Tier 1 sources published policy statements today\n\n### References\n\n"
-    '[1] Federal Reserve. "FOMC Statement". Feb 10, 2026. https://www.federalreserve.gov/a.htm\n```\n',
-    "Write the report with `citations brief validate --abstain-report`, which renders every section.",
-)
 def abstaining_report_incomplete(brief: Brief, ctx):
+    """
+    ## What it does
+    Reports an abstaining report (a file with the heading `Synthesis Status: Insufficient Evidence`,
+    spec §3.2) that lacks one of its sections, `Available Evidence Summary`, `Why Insufficient` and
+    `References`, or leaves one empty.
+
+    ## Why is this bad?
+    The abstaining report replaces the brief; without its reasons or the evidence that was available
+    the reader cannot tell an empty day from a failed pipeline.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title="abstain.md"
+    # Daily Brief - 2026-02-11
+
+    ### Synthesis Status: Insufficient Evidence
+
+    No brief today.
+
+    ### References
+
+    [1] Federal Reserve. "FOMC Statement". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    Good:
+
+    ```markdown title="abstain.md"
+    # Daily Brief - 2026-02-11
+
+    ### Synthesis Status: Insufficient Evidence
+
+    No brief today.
+
+    ### Available Evidence Summary
+
+    - The Fed held rates. [1]
+
+    ### Why Insufficient
+
+    - No Tier 1 sources published policy statements today
+
+    ### References
+
+    [1] Federal Reserve. "FOMC Statement". Feb 10, 2026. https://www.federalreserve.gov/a.htm
+    ```
+
+    ## Fix
+    Write the report with `citations brief validate --abstain-report`, which renders every section.
+    """
     if not brief.abstaining:
         return
     sections = brief.memo.get("abstain_sections", {})

@@ -11,6 +11,7 @@ import re
 import shutil
 
 import pytest
+from brief_examples import _QREGISTRY, _brief, _cite, _refs, _sidecar
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -18,7 +19,6 @@ from conftest import PROJECT
 from pytest_citations.engine import Engine
 from pytest_citations.frontends.cli import main
 from pytest_citations.kinds.briefs import model as briefs
-from pytest_citations.kinds.briefs.rule_docs import _QREGISTRY, _brief, _cite, _refs, _sidecar
 
 OPTIONS = {"claim-sections": briefs.CLAIM_SECTIONS, "references-heading": "References"}
 REFERENCE = '[1] Federal Reserve. "FOMC Statement". Feb 10, 2026. https://www.federalreserve.gov/a.htm'

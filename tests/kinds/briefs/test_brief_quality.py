@@ -9,6 +9,7 @@ import shutil
 import sqlite3
 
 import pytest
+from brief_examples import _QREGISTRY, _brief, _cite, _pack, _refs, _sidecar
 
 import brief_quality_fixture
 from conftest import PROJECT
@@ -16,7 +17,6 @@ from pytest_citations.engine import Engine
 from pytest_citations.frontends.cli import main
 from pytest_citations.kinds.briefs.claims import numeric_parts, topics
 from pytest_citations.kinds.briefs.grounding_rules import escaped
-from pytest_citations.kinds.briefs.rule_docs import _QREGISTRY, _brief, _cite, _pack, _refs, _sidecar
 
 REPO = PROJECT / "fixtures" / "brief-quality-repo"
 QUALITY = {f"B3{n}" for n in range(20, 36)}

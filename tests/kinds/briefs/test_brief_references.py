@@ -6,11 +6,11 @@ B336 when the entry's URL is not its stored citation object's, names whose digit
 from __future__ import annotations
 
 import pytest
+from brief_examples import _QREGISTRY, _cite, _sidecar
 
 from pytest_citations.engine import Engine
 from pytest_citations.kinds.briefs import model as briefs
 from pytest_citations.kinds.briefs.claims import numeric_parts
-from pytest_citations.kinds.briefs.rule_docs import _QREGISTRY, _cite, _sidecar
 
 OPTIONS = {"claim-sections": briefs.CLAIM_SECTIONS, "references-heading": "References"}
 FORM = '`[N] Publisher. "Title". Published <date>. <URL>`'

@@ -10,6 +10,7 @@ import re
 import shutil
 
 import pytest
+from brief_examples import _QREGISTRY, _brief, _cite, _pack, _refs, _sidecar
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,7 +20,6 @@ from pytest_citations.frontends.cli import main
 from pytest_citations.kinds.briefs import model as briefs
 from pytest_citations.kinds.briefs import source_registry as registry
 from pytest_citations.kinds.briefs.headings import headings
-from pytest_citations.kinds.briefs.rule_docs import _QREGISTRY, _brief, _cite, _pack, _refs, _sidecar
 
 BRIEF_REPO = PROJECT / "fixtures" / "brief-repo"
 OPTIONS = {"claim-sections": briefs.CLAIM_SECTIONS, "references-heading": "References"}

@@ -1,28 +1,12 @@
-'''The brief rules' documentation: the layout of their docstrings (:func:`_doc`: *What it does*,
-*Why is this bad?*, *Example* with Bad and Good, *Fix*) and the files their runnable examples are
-made of (a brief, its sidecar, the source registry, the evidence store and pack), which
-tests/frontends/test_rule_examples.py runs and docs/rules.md shows.'''
+"""The files of brief examples: a brief of cited claims, its sidecar, the source registry, the
+evidence store and pack, as the brief tests build them."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-
-def _doc(what: str, why: str, bad: str, good: str, fix: str):
-    text = (
-        f"## What it does\n{what}\n\n## Why is this bad?\n{why}\n\n## Example\n\nBad:\n\n{bad}\nGood:\n\n{good}\n"
-        f"## Fix\n{fix}\n"
-    )
-
-    def attach(function):
-        function.__doc__ = text
-        return function
-
-    return attach
-
-
-# -- the files of the examples: a brief of one cited claim, its sidecar, the registry, the store ----------
+# -- a brief of cited claims, its sidecar and the source registry, as files of an example --------------
 
 _CLAIMS = """\
 ### Counterarguments
@@ -50,25 +34,10 @@ sources:
     credibility_tier: 4
     paywall_policy: full
 """
-_OBJECT = (
-    '{"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve",\n'
-    '   "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.federalreserve.gov/a.htm",\n'
-    '   "title": "FOMC Statement", "published_at": "2026-02-10T14:00:00Z",\n'
-    '   "fetched_at": "2026-02-11T02:15:00Z"%s}'
-)
 
 
 def _brief(prevailing: str, references: str = _REF1) -> str:
     return f"### Prevailing View\n{prevailing}\n\n{_CLAIMS}\n### References\n{references}\n"
-
-
-def _sidecar_of_one(extra: str = "", url: str | None = None, source: str | None = None) -> str:
-    text = _OBJECT % extra
-    if url:
-        text = text.replace('"url": "https://www.federalreserve.gov/a.htm"', f'"url": "{url}"')
-    if source:
-        text = text.replace('"source_id": "fed_press_releases"', f'"source_id": "{source}"')
-    return '{"citations": {"1":\n  ' + text + "}}\n"
 
 
 def _files(brief: str, sidecar: str | None = None, registry: bool = False) -> str:
@@ -78,27 +47,6 @@ def _files(brief: str, sidecar: str | None = None, registry: bool = False) -> st
     if registry:
         parts.append(f'```yaml title="source_registry.yaml"\n{_REGISTRY}```\n')
     return "\n".join(parts)
-
-
-_STORE_SETTINGS = '```toml title="pyproject.toml"\n[tool.citations.kinds.briefs]\nevidence-store = "evidence.sql"\n```\n\n'
-
-
-def _store(doc_id: str, chunk_id: str) -> str:
-    return (
-        '\n```sql title="evidence.sql"\n'
-        "CREATE TABLE documents (id TEXT PRIMARY KEY, source_id TEXT, url TEXT, title TEXT,\n"
-        "                        published_at TEXT, fetched_at TEXT);\n"
-        "CREATE TABLE chunks (id TEXT PRIMARY KEY, doc_id TEXT, ordinal INTEGER, text TEXT);\n"
-        "CREATE TABLE citations (id TEXT PRIMARY KEY);\n"
-        "CREATE TABLE syntheses (id TEXT PRIMARY KEY, brief_path TEXT);\n"
-        "CREATE TABLE synthesis_markers (synthesis_id TEXT, marker INTEGER, citation_id TEXT);\n"
-        f"INSERT INTO documents (id, source_id, url) VALUES ('{doc_id}', 'fed_press_releases', 'https://www.federalreserve.gov/a.htm');\n"
-        f"INSERT INTO chunks (id, doc_id) VALUES ('{chunk_id}', '{doc_id}');\n"
-        "```\n"
-    )
-
-
-_GOOD = _files(_brief("- The Fed held rates. [1]"), _sidecar_of_one(), registry=True)
 
 
 # -- the quality rules' files: a registry of every tier, citations and packs of its sources -------------
@@ -176,15 +124,6 @@ def _sidecar(citations: list[dict], **more: Any) -> str:
     for key, value in more.items():
         text += f',\n"{key}": {json.dumps(value)}'
     return text + "}\n"
-
-
-def _example(prevailing: str, citations: list[dict], settings: str = "", **more: Any) -> str:
-    sources = [c["source_id"] for c in citations]
-    files = _files(_brief(prevailing, _refs(*sources)), _sidecar(citations, **more))
-    files += f'\n```yaml title="source_registry.yaml"\n{_QREGISTRY}```\n'
-    if settings:
-        files = f'```toml title="pyproject.toml"\n{settings}```\n\n' + files
-    return files
 
 
 def _pack(counts: list[tuple[str, int]], **extra: Any) -> dict:
