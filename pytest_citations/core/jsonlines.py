@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from pytest_citations.core.sources import Line
-from pytest_citations.kinds import Reported
-from pytest_citations.rules import Finding
+from pytest_citations.rules import Finding, Rule
+from pytest_citations.rules.core import parse_error
 
 MAX_DEPTH = 500
 _JSON_WHITESPACE = " \t\n\r"  # what json.loads skips around a value (not str.isspace's wider set)
@@ -234,15 +234,15 @@ def duplicate_key_offset(text: str, key: str) -> int | None:
     return None
 
 
-def document(ctx, invalid_code: str) -> Any:
-    """A whole-file JSON document's data, or a :class:`Reported` finding under ``invalid_code``
+def document(ctx, invalid: Rule) -> Any:
+    """A whole-file JSON document's data, or a :class:`Reported` finding of the rule ``invalid``
     that says, at its line and column, why it is not one."""
     text = ctx.full_text()
     try:
         return loads(text)
     except (ValueError, RecursionError) as exc:
         message, line, col = error_message(exc, document=True, text=text)
-        return Reported(invalid_code, Finding(message, line, col, context=ctx.source.line_text(line)[:_CONTEXT]))
+        return invalid.report(Finding(message, line, col, context=ctx.source.line_text(line)[:_CONTEXT]))
 
 
 @dataclass(frozen=True)
@@ -253,9 +253,9 @@ class JsonLine:
     data: dict[str, Any]
 
 
-def records(ctx, invalid_code: str, unit: Callable[[Line, dict[str, Any]], Any] = JsonLine) -> Iterator[Any]:
+def records(ctx, invalid: Rule, unit: Callable[[Line, dict[str, Any]], Any] = JsonLine) -> Iterator[Any]:
     """``unit(line, data)`` (a :class:`JsonLine` unless a kind builds its own) for each object of a
-    JSON Lines file, and a :class:`Reported` finding under ``invalid_code`` for each bad line."""
+    JSON Lines file, and a :class:`Reported` finding of the rule ``invalid`` for each bad line."""
     first = True
     for line in ctx.lines():
         text = line.text
@@ -266,16 +266,16 @@ def records(ctx, invalid_code: str, unit: Callable[[Line, dict[str, Any]], Any] 
         except (ValueError, RecursionError) as exc:
             if first and _one_document(ctx):
                 message = "the file is one JSON document spread over several lines, not JSON Lines: write one record per line"
-                yield Reported("C004", Finding(message, line.number, 1, context=text[:_CONTEXT]))
+                yield parse_error.report(Finding(message, line.number, 1, context=text[:_CONTEXT]))
                 return
             message, _, col = error_message(exc, text=text)
-            yield Reported(invalid_code, Finding(message, line.number, col, context=text[:_CONTEXT]))
+            yield invalid.report(Finding(message, line.number, col, context=text[:_CONTEXT]))
             continue
         finally:
             first = False
         if not isinstance(data, dict):
             finding = Finding(f"line holds {describe(data)}, not a JSON object", line.number, 1, context=text[:_CONTEXT])
-            yield Reported(invalid_code, finding)
+            yield invalid.report(finding)
             continue
         yield unit(line, data)
 

@@ -9,22 +9,13 @@ package (its parser and model, its rules, its helpers and its command line);
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from pytest_citations.rules import Finding
+from pytest_citations.rules import Reported as Reported  # where a kind finds it (the plugin API)
 
 if TYPE_CHECKING:
     from pytest_citations.contexts import FileContext
     from pytest_citations.rules import Option
-
-
-@dataclass(frozen=True)
-class Reported:
-    """A finding a kind's parser reports under one of its rules' codes."""
-
-    code: str
-    finding: Finding
 
 
 @runtime_checkable

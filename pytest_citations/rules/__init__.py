@@ -95,6 +95,14 @@ class Finding:
     context: str | None = None
 
 
+@dataclass(frozen=True)
+class Reported:
+    """A finding a kind's reader reports under one of its rules' codes (see :meth:`Rule.report`)."""
+
+    code: str
+    finding: Finding
+
+
 @dataclass(frozen=True, eq=False)
 class Rule:
     code: str
@@ -107,6 +115,11 @@ class Rule:
     options: dict[str, Option] = field(default_factory=dict)
     fixable: bool = False
     unit: type | tuple[type, ...] = object  # the units the check is given (a kind may read several sorts)
+
+    def report(self, finding: Finding) -> Reported:
+        """``finding`` as the reader of this rule's kind reports it: what it could not read is
+        reported through the rule that documents it, which has no check of its own."""
+        return Reported(self.code, finding)
 
     @property
     def summary(self) -> str:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_citations.core import jsonlines, sources
 from pytest_citations.kinds import Reported
+from pytest_citations.kinds.briefs.parse_rules import citation_objects_unreadable, source_registry_invalid
 from pytest_citations.rules import Finding
 
 if TYPE_CHECKING:
@@ -52,22 +53,22 @@ def _load_sidecar(ctx, brief: Brief) -> Iterator[Reported]:
             data = jsonlines.loads(text)
         except sources.SourceError as exc:
             brief.citation_source = candidate  # unreadable: B318 says so, B307 stays quiet
-            yield Reported("B318", Finding(f"sidecar {candidate}: {exc.message}"))
+            yield citation_objects_unreadable.report(Finding(f"sidecar {candidate}: {exc.message}"))
             return
         except (ValueError, RecursionError) as exc:
             message = jsonlines.error_message(exc, document=True)[0]
             brief.citation_source = candidate
-            yield Reported("B318", Finding(f"sidecar {candidate}: {message}"))
+            yield citation_objects_unreadable.report(Finding(f"sidecar {candidate}: {message}"))
             return
         citations = data.get("citations") if isinstance(data, dict) else None
         if not isinstance(citations, dict):
             shown = jsonlines.describe(data) if not isinstance(data, dict) else "an object without a \"citations\" object"
             brief.citation_source = candidate
-            yield Reported("B318", Finding(f"sidecar {candidate}: expected {{\"citations\": {{\"1\": {{...}}}}}}, got {shown}"))
+            yield citation_objects_unreadable.report(Finding(f"sidecar {candidate}: expected {{\"citations\": {{\"1\": {{...}}}}}}, got {shown}"))
             return
         bad = [key for key, value in citations.items() if not key.isdigit() or not key.isascii() or not isinstance(value, dict)]
         if bad:
-            yield Reported("B318", Finding(f"sidecar {candidate}: citations[{bad[0]!r}] must map a marker number to a citation object"))
+            yield citation_objects_unreadable.report(Finding(f"sidecar {candidate}: citations[{bad[0]!r}] must map a marker number to a citation object"))
         brief.citations = {str(int(k)): v for k, v in citations.items() if k.isdigit() and k.isascii() and len(k) <= 9 and isinstance(v, dict)}
         brief.citation_source = candidate
         brief.sidecar = data
@@ -105,7 +106,7 @@ def _load_store(ctx, brief: Brief) -> Iterator[Reported]:
 
     store = ctx.engine.memo(("briefs.store", rel), open_store)
     if isinstance(store, evidence_store.StoreError):
-        yield Reported("B318", Finding(str(store)))
+        yield citation_objects_unreadable.report(Finding(str(store)))
         return
     try:
         if brief.citations is None and brief.citation_source is None:
@@ -122,7 +123,7 @@ def _load_store(ctx, brief: Brief) -> Iterator[Reported]:
     except evidence_store.StoreError as exc:  # a query past its time budget, a damaged page
         if brief.citations is None:
             brief.citation_source = f"evidence store {rel}"  # unreadable: B318's, not B307's
-        yield Reported("B318", Finding(str(exc)))
+        yield citation_objects_unreadable.report(Finding(str(exc)))
         return
     brief.store = store
 
@@ -247,11 +248,11 @@ def _load_registry(ctx, brief: Brief) -> Iterator[Reported]:
 
     found = ctx.engine.memo(("briefs.registry", rel), read_registry)
     if isinstance(found, sources.SourceError):
-        yield Reported("B319", Finding(f"source registry {rel}: {found.message}"))
+        yield source_registry_invalid.report(Finding(f"source registry {rel}: {found.message}"))
         return
     if found is not None:
         for problem in found.problems:
-            yield Reported("B319", Finding(f"source registry {rel}:{problem}"))
+            yield source_registry_invalid.report(Finding(f"source registry {rel}:{problem}"))
     brief.registry = found
     items = tuple(ctx.kind_options.get("source-hosts", ()))
     if items:
@@ -259,5 +260,5 @@ def _load_registry(ctx, brief: Brief) -> Iterator[Reported]:
             ("briefs.source-hosts", rel, items), lambda: registry.source_hosts_setting(list(items), found)
         )
         for problem in problems:
-            yield Reported("B319", Finding(f"setting source-hosts: {problem}"))
+            yield source_registry_invalid.report(Finding(f"setting source-hosts: {problem}"))
         brief.source_hosts = hosts

@@ -23,10 +23,11 @@ from typing import Any, TypeGuard, cast
 from pytest_citations.core import jsonlines
 from pytest_citations.core.json_positions import Node, plain, scan_json
 from pytest_citations.kinds import Reported
-from pytest_citations.rules import Finding
+from pytest_citations.kinds.claude_exchanges.parse_rules import invalid_exchange, unknown_citation_type
+from pytest_citations.rules import Finding, Rule
 
-INVALID = "A601"
-UNKNOWN_TYPE = "A602"
+INVALID = invalid_exchange
+UNKNOWN_TYPE = unknown_citation_type
 CITATION_TYPES = (
     "char_location",
     "page_location",
@@ -158,9 +159,9 @@ class _Reader:
     def position(self, node: Node) -> tuple[int, int]:
         return self.line_col(self.base + node.start)
 
-    def report(self, node: Node, message: str, code: str = INVALID) -> None:
+    def report(self, node: Node, message: str, rule: Rule = INVALID) -> None:
         line, col = self.position(node)
-        self.problems.append(Reported(code, Finding(message, line, col, context=self.context(line)[:_CONTEXT])))
+        self.problems.append(rule.report(Finding(message, line, col, context=self.context(line)[:_CONTEXT])))
 
     def expect(self, node: Node | None, kind: type, where: str, parent: Node, what: str) -> TypeGuard[Node]:
         if node is None:

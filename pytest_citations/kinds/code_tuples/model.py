@@ -42,6 +42,7 @@ from pytest_citations.kinds import Reported
 from pytest_citations.kinds.code_tuples.history import head_commit as head_commit
 from pytest_citations.kinds.code_tuples.inline import find_inline, looks_like_path
 from pytest_citations.kinds.code_tuples.json_tuples import find_json_tuples
+from pytest_citations.kinds.code_tuples.parse_rules import invalid_json
 from pytest_citations.rules import Finding, Option
 
 HASH = re.compile(r"[0-9a-f]{16}\Z")
@@ -211,7 +212,7 @@ class CodeTuples:
             )
 
     def _json(self, ctx) -> Iterator[Tuple | Reported]:
-        loaded = jsonlines.document(ctx, "R401")
+        loaded = jsonlines.document(ctx, invalid_json)
         if isinstance(loaded, Reported):
             yield loaded
             return
@@ -219,7 +220,7 @@ class CodeTuples:
         yield from self._tuples(source.text, 0, source.line_col, functools.lru_cache(maxsize=1)(source.line_text), ctx)
 
     def _jsonl(self, ctx) -> Iterator[Tuple | Reported]:
-        for item in jsonlines.records(ctx, "R401"):
+        for item in jsonlines.records(ctx, invalid_json):
             if isinstance(item, Reported):
                 yield item
                 continue

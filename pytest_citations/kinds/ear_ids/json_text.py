@@ -8,8 +8,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_citations.kinds.ear_ids.parse_rules import ear_invalid_json
+
 _SCANNER = json.JSONDecoder()
-INVALID_JSON = "E501"  # the rule under which a line or a file that is not JSON is reported
+INVALID_JSON = ear_invalid_json  # the rule under which a line or a file that is not JSON is reported
 
 
 def _skip_space(text: str, index: int) -> int:

@@ -21,11 +21,19 @@ from pytest_citations.core.suppressions import markdown_directives
 from pytest_citations.kinds import Reported
 from pytest_citations.kinds.memories.memory import CITATION_FIELDS, Memory, read_memory
 from pytest_citations.kinds.memories.memory_index import MemoryIndex, _index_entry, index_entry_of_text
+from pytest_citations.kinds.memories.parse_rules import (
+    front_matter_syntax,
+    yaml_anchor_alias,
+    yaml_duplicate_key,
+    yaml_unsafe_tag,
+)
 from pytest_citations.kinds.memories.verification import verification_stamps
 from pytest_citations.rules import Finding
 from pytest_citations.run import dependencies
 
-_PROBLEM_CODES = {"syntax": "M201", "alias": "M202", "tag": "M203", "duplicate-key": "M204"}
+# the rule under which each sort of front matter problem is reported
+_PROBLEM_RULES = {"syntax": front_matter_syntax, "alias": yaml_anchor_alias, "tag": yaml_unsafe_tag,
+                  "duplicate-key": yaml_duplicate_key}
 _CITATIONS_IN_FRONT_MATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n(?:(?!---[ \t]*\r?\n).*\n)*?citations[ \t]*:", re.M)
 
 
@@ -112,7 +120,7 @@ class Memories:
         ctx.directives = markdown_directives(text, (front.start, front.end) if front else None)
         if memory.front_matter is not None:
             for problem in memory.front_matter.problems:
-                yield Reported(_PROBLEM_CODES[problem.kind], Finding(problem.message, problem.line, problem.col))
+                yield _PROBLEM_RULES[problem.kind].report(Finding(problem.message, problem.line, problem.col))
         yield memory
 
 

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 
 from pytest_citations.core import jsonlines
 from pytest_citations.kinds import Reported
+from pytest_citations.kinds.url_citations.parse_rules import invalid_json_line
 from pytest_citations.kinds.url_citations.record import Record
 from pytest_citations.kinds.url_citations.urls import PROFILES
 
@@ -54,7 +55,7 @@ class UrlCitations:
         return at_spec_path and (not head.strip() or _CITATION_RECORD_MARK.search(head) is not None)
 
     def units(self, ctx) -> Iterator[Record | Reported]:
-        return jsonlines.records(ctx, "U101", unit=Record)
+        return jsonlines.records(ctx, invalid_json_line, unit=Record)
 
     @property
     def quick_pass(self):
