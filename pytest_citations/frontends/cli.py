@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 # `citations check` on one file loads no more than its kinds need (tests/frontends/test_lazy_imports.py).
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+EXIT_CLOSED_PIPE = 128 + 13  # 128 + SIGPIPE, as a shell reports a program the signal ended
 INTERNAL_ERROR = "C006"
 
 
@@ -135,10 +136,22 @@ def main(argv: list[str] | None = None) -> int:
     stderr = sys.stderr = DefusedStream(sys.stderr)
     try:
         return _main(sys.argv[1:] if argv is None else list(argv))
+    except BrokenPipeError:  # the reader went away (`citations rules | head -1`)
+        return _closed_pipe()
     finally:
         stderr.drain()
         sys.stderr = stderr.stream
         _resume_collector()
+
+
+def _closed_pipe() -> int:
+    """End quietly when standard output was closed by its reader, as a program killed by SIGPIPE
+    would (status 141): what is still buffered goes nowhere instead of raising again at exit."""
+    import contextlib
+
+    with contextlib.suppress(OSError, ValueError):  # (ValueError: no file behind standard output)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return EXIT_CLOSED_PIPE
 
 
 _collector_paused = False

@@ -241,3 +241,16 @@ def test_a_named_file_that_no_kind_claims_is_said_to_be_unchecked(tmp_path, caps
     (tmp_path / "pyproject.toml").write_text('[tool.citations]\nexclude = ["notes.md"]\n')
     assert main(["check", "--force-exclude", "notes.md", "runs"]) == 0
     assert "notes.md" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["rules"], ["rules", "--format", "markdown"], ["rule", "U104"]])
+def test_a_reader_that_closes_the_pipe_ends_the_command_quietly(argv):
+    """`citations rules | head -1`: no BrokenPipeError traceback, the status of a program SIGPIPE ended."""
+    import os
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the first line is written
+    command = [sys.executable, "-m", "pytest_citations", *argv]
+    done = subprocess.run(command, stdout=write_end, stderr=subprocess.PIPE, cwd=PROJECT, timeout=60)
+    os.close(write_end)
+    assert (done.returncode, done.stderr.decode()) == (141, "")
