@@ -69,7 +69,8 @@ def build_parser(only_check: bool = False) -> argparse.ArgumentParser:
         "or an internal error (C006)",
     )
     check.add_argument("paths", nargs="*", type=Path, metavar="PATHS", help="files or folders to check")
-    check.add_argument("--format", choices=FORMATS, help="output format (default: text; github under GitHub Actions)")
+    check.add_argument("--format", "--output-format", dest="format", choices=FORMATS,
+                       help="output format (default: text; github under GitHub Actions)")
     check.add_argument("--output-file", type=Path, metavar="FILE", help="write the report to FILE instead of standard output")
     check.add_argument("--select", type=_codes, metavar="CODES", help="comma-separated codes or prefixes to enable, instead of the settings' select")
     check.add_argument("--ignore", type=_codes, metavar="CODES", help="comma-separated codes or prefixes to disable, instead of the settings' ignore")
@@ -289,7 +290,7 @@ def _report(args: argparse.Namespace, request: CheckRequest, outcome: CheckOutco
 
     output_format = args.format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
     if args.statistics:
-        text = statistics(report)
+        text = statistics(report, output_format)
     else:
         text = render(output_format, report, engine.registry, show_source=not args.no_source)
     if args.output_file:

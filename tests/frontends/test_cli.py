@@ -82,6 +82,16 @@ def test_statistics(repo, capsys):
     assert len(lines) == 13
 
 
+def test_statistics_in_json(repo, capsys):
+    """`--statistics` in a machine format is that format, not the table; `--output-format` names it too."""
+    main(["check", str(repo), "--statistics"])
+    table = [line.split() for line in capsys.readouterr().out.splitlines()]
+    main(["check", str(repo), "--statistics", "--output-format", "json"])
+    rows = json.loads(capsys.readouterr().out)["statistics"]
+    assert rows[0] == {"code": "U104", "name": "normalized-url-mismatch", "count": 2, "fixable": True}
+    assert [[str(row["count"]), row["code"]] for row in rows] == [line[:2] for line in table]
+
+
 def test_force_exclude_honours_excludes_for_named_files(repo, capsys):
     (repo / "pyproject.toml").write_text("[tool.citations]\nexclude = ['research-runs/2026-01-30-*']\n")
     _, data = _json(capsys, repo / EV)

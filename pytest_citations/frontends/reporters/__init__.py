@@ -43,17 +43,25 @@ def _defused(format: str, text: str) -> str:
     return ci_log.defuse_text(text)
 
 
-def statistics(report) -> str:
-    """One row per rule code: count, code, ``[*]`` when any of them can be fixed, rule name.
+def statistics(report, format: str = "text") -> str:
+    """The count of diagnostics per rule: in ``json``, ``{"statistics": [{"code", "name", "count",
+    "fixable"}...]}``; in any other format, :func:`statistics_table`."""
+    if format != "json":
+        return statistics_table(report)
+    import json
 
-    Rows are sorted by count (most first), then code; columns are aligned. Empty when the
-    report has no diagnostics. Rule names come from plugins: defused as the text format is.
-    """
-    from pytest_citations.frontends.reporters.ci_log import defuse_text
+    from pytest_citations.frontends.reporters import ci_log
 
+    rows = [
+        {"code": code, "name": name, "count": count, "fixable": fixable}
+        for code, name, count, fixable in _per_rule(report)
+    ]
+    return ci_log.defuse_json(json.dumps({"statistics": rows}, indent=2, ensure_ascii=False) + "\n")
+
+
+def _per_rule(report) -> list[tuple[str, str, int, bool]]:
+    """(code, rule name, count, any of them fixable) per rule code, most frequent first, then by code."""
     by_code = Counter(d.code for d in report.diagnostics)
-    if not by_code:
-        return ""
     names: dict[str, str] = {}
     fixable: set[str] = set()
     for d in report.diagnostics:
@@ -61,11 +69,25 @@ def statistics(report) -> str:
         if d.fix is not None:
             fixable.add(d.code)
     rows = sorted(by_code.items(), key=lambda item: (-item[1], item[0]))
-    count_width = max(len(str(count)) for _, count in rows)
-    code_width = max(len(code) for code, _ in rows)
-    marker_width = 4 if fixable else 0
+    return [(code, names[code], count, code in fixable) for code, count in rows]
+
+
+def statistics_table(report) -> str:
+    """One row per rule code: count, code, ``[*]`` when any of them can be fixed, rule name.
+
+    Rows are sorted by count (most first), then code; columns are aligned. Empty when the
+    report has no diagnostics. Rule names come from plugins: defused as the text format is.
+    """
+    from pytest_citations.frontends.reporters.ci_log import defuse_text
+
+    rows = _per_rule(report)
+    if not rows:
+        return ""
+    count_width = max(len(str(count)) for _, _, count, _ in rows)
+    code_width = max(len(code) for code, _, _, _ in rows)
+    marker_width = 4 if any(fixable for *_, fixable in rows) else 0
     lines = []
-    for code, count in rows:
-        marker = "[*] " if code in fixable else ""
-        lines.append(f"{count:>{count_width}}  {code:<{code_width}}  {marker:<{marker_width}}{names[code]}")
+    for code, name, count, fixable in rows:
+        marker = "[*] " if fixable else ""
+        lines.append(f"{count:>{count_width}}  {code:<{code_width}}  {marker:<{marker_width}}{name}")
     return defuse_text("\n".join(lines) + "\n")
