@@ -415,6 +415,17 @@ class CitationsCollector:
                 continue
             request.record([Task(engine, item.parent.rel, item.parent.kinds) for item in items], found)
 
+    def pytest_terminal_summary(self, terminalreporter) -> None:
+        """After failing citation items, what ``[*]`` marks and how to read about a rule, as
+        ``citations check`` says below its findings."""
+        from pytest_citations.frontends.reporters.text import FIX_LEGEND, RULE_HINT
+
+        failed = [r for r in terminalreporter.stats.get("failed", ()) if r.nodeid.endswith(f"::{ITEM_NAME}")]
+        if not failed:
+            return
+        fixable = any("[*]" in str(report.longrepr) for report in failed)
+        terminalreporter.write_line(" ".join([*([f"[*] {FIX_LEGEND}."] if fixable else []), RULE_HINT]))
+
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_modifyitems(self) -> None:
         if self._errors and not self._in_worker:

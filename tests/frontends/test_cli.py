@@ -51,7 +51,11 @@ def test_text_output_names_file_line_column_code(repo, capsys, monkeypatch):
     main(["check", "--no-source"])
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith(f"{EV}:2:53: U104 [*] normalized_url 'https://ev-volumes.com/' is not")
-    assert lines[-1] == "Found 14 errors in 2 files (4 fixable with --fix)."
+    assert lines[-3:] == [
+        "Found 14 errors in 2 files.",
+        "[*] 4 fixable with `citations check --fix`.",
+        "`citations rule CODE` explains a rule.",
+    ]
 
 
 def test_github_format_is_chosen_under_github_actions(repo, capsys, monkeypatch):

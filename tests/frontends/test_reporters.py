@@ -96,7 +96,9 @@ def test_text(report, registry):
         "runs/run 1/citations/citations.jsonl:4:1: U110 wave 3 is not allowed: use 1, 2 (100% sure)\n"
         "    see [tool.citations.rules.U110]\n"
         "\n"
-        "Found 3 errors and 1 warning in 3 files (1 fixable with --fix).\n"
+        "Found 3 errors and 1 warning in 3 files.\n"
+        "[*] 1 fixable with `citations check --fix`.\n"
+        "`citations rule CODE` explains a rule.\n"
     )
 
 
@@ -114,9 +116,10 @@ def test_text_all_passed(registry):
 
 def test_text_summary_without_fixes_or_warnings(registry):
     report = Report([UNUSED], FILES)
-    assert reporters.render("text", report, registry).splitlines()[-1] == (
-        "Found 1 error in 1 file."
-    )
+    assert reporters.render("text", report, registry).splitlines()[-2:] == [
+        "Found 1 error in 1 file.",  # no line about fixes when nothing can be fixed
+        "`citations rule CODE` explains a rule.",
+    ]
 
 
 def test_text_escapes_terminal_controls(registry):
