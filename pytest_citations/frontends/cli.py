@@ -103,6 +103,9 @@ def build_parser(only_check: bool = False) -> argparse.ArgumentParser:
     check.add_argument("--shard", type=_shard, metavar="K/N",
                        help="check only the K-th of N deterministic parts of the files (to split a run across CI jobs)")
     check.add_argument("-v", "--verbose", action="store_true", help="say how many files were checked and how many came from the cache")
+    quiet = check.add_mutually_exclusive_group()
+    quiet.add_argument("-q", "--quiet", action="store_true", help="print the findings only: no summary, no notices")
+    quiet.add_argument("-s", "--silent", action="store_true", help="print nothing (errors aside): the exit status tells")
 
     if only_check:
         return parser
@@ -233,7 +236,7 @@ def run_check(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     for notice in outcome.notices:
         print(f"citations: {notice}", file=sys.stderr)
-    if args.fix:
+    if args.fix and not (args.quiet or args.silent):
         from pytest_citations.run.fix import summary
 
         sys.stderr.write(summary(outcome.fixed, args.refresh_verified))
@@ -265,13 +268,14 @@ def _report(args: argparse.Namespace, request: CheckRequest, outcome: CheckOutco
     if args.verbose:
         files = len(report.files)
         print(f"citations: {files} file{'s' if files != 1 else ''} checked, {hits} from the cache", file=sys.stderr)
-    if not selecting:
+    notices = not (args.quiet or args.silent)
+    if not selecting and notices:
         from pytest_citations.frontends.reporters._common import safe
 
         for shown in engine.unclaimed(args.paths, args.force_exclude):
             print(f"citations: warning: {safe(shown)} is not checked: no kind claims it (see \"Which files are checked\" "
                   "in docs/configuration.md)", file=sys.stderr)
-    if not report.files:
+    if not report.files and notices:
         if selecting:
             print("citations: no artifact file is affected by the changes", file=sys.stderr)
         else:
@@ -292,11 +296,11 @@ def _report(args: argparse.Namespace, request: CheckRequest, outcome: CheckOutco
     if args.statistics:
         text = statistics(report, output_format)
     else:
-        text = render(output_format, report, engine.registry, show_source=not args.no_source)
+        text = render(output_format, report, engine.registry, show_source=not args.no_source, quiet=args.quiet)
     if args.output_file:
         if not _write(args.output_file, text):
             return EXIT_USAGE
-    else:
+    elif not args.silent:
         sys.stdout.write(text)
     if any(d.code == INTERNAL_ERROR for d in report.diagnostics):
         return EXIT_USAGE  # a file was not fully checked: this must never pass, not even with --exit-zero

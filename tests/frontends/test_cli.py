@@ -268,3 +268,17 @@ def test_a_reader_that_closes_the_pipe_ends_the_command_quietly(argv):
     done = subprocess.run(command, stdout=write_end, stderr=subprocess.PIPE, cwd=PROJECT, timeout=60)
     os.close(write_end)
     assert (done.returncode, done.stderr.decode()) == (141, "")
+
+
+def test_quiet_prints_the_findings_only_and_silent_nothing(repo, capsys, monkeypatch):
+    monkeypatch.chdir(repo)
+    (repo / "notes.txt").write_text("not an artifact\n")
+    assert main(["check", ".", "notes.txt", "--no-cache", "--no-source"]) == 1
+    loud = capsys.readouterr()
+    assert main(["check", ".", "notes.txt", "--no-cache", "--no-source", "-q"]) == 1
+    quiet = capsys.readouterr()
+    findings = [line for line in loud.out.splitlines() if ": U1" in line]
+    assert quiet.out.splitlines() == findings and findings
+    assert "is not checked" in loud.err and quiet.err == ""
+    assert main(["check", ".", "--no-cache", "--silent"]) == 1
+    assert capsys.readouterr() == ("", "")

@@ -20,14 +20,14 @@ _MODULES = {
 }
 
 
-def render(format: str, report, registry, *, show_source: bool = True) -> str:
+def render(format: str, report, registry, *, show_source: bool = True, quiet: bool = False) -> str:
     """``report`` in ``format`` (one of :data:`FORMATS`), ready to write as is: no line of it
     starts a CI workflow command, but the annotations of ``github``, and it holds no lone
     surrogate (see ``reporters/ci_log.py``)."""
     if format not in _MODULES:
         raise ValueError(f"unknown output format {format!r}: expected one of {', '.join(FORMATS)}")
     module = importlib.import_module(f"{__name__}.{_MODULES[format]}")
-    return _defused(format, module.render(report, registry, show_source=show_source))
+    return _defused(format, module.render(report, registry, show_source=show_source, quiet=quiet))
 
 
 def _defused(format: str, text: str) -> str:

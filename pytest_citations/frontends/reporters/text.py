@@ -27,10 +27,13 @@ def summary(report) -> str:
     return "\n".join(lines)
 
 
-def render(report, registry=None, *, show_source: bool = True, **_: object) -> str:
+def render(report, registry=None, *, show_source: bool = True, quiet: bool = False, **_: object) -> str:
+    """The findings, then the summary (``quiet``: the findings alone)."""
     lines: list[str] = []
     for d in report.diagnostics:
         lines.extend(format_diagnostic(d, show_source))
+    if quiet:
+        return "".join(f"{line}\n" for line in lines)
     if lines:
         lines.append("")
     lines.append(summary(report))
