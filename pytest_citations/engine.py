@@ -93,9 +93,10 @@ class Engine:
         config = load_config(start, kinds, registry, config_file)
         return cls(config, kinds, registry, baseline)
 
-    def override(self, select: tuple[str, ...] | None = None, ignore: tuple[str, ...] | None = None) -> None:
-        """Replace the settings' select/ignore here and in every nested root checked from here."""
-        self.decisions.override(select, ignore)
+    def override(self, select: tuple[str, ...] | None = None, ignore: tuple[str, ...] | None = None,
+                 extend_select: tuple[str, ...] | None = None, extend_ignore: tuple[str, ...] | None = None) -> None:
+        """Replace (or extend) the settings' select/ignore here and in every nested root checked from here."""
+        self.decisions.override(select, ignore, extend_select, extend_ignore)
 
     def _nested(self, rel: str) -> Engine:
         nested = self.engine_below(rel)

@@ -27,14 +27,21 @@ class Decisions:
     def __init__(self, config: Config, baseline: Any = None) -> None:
         self.config = config
         self.baseline = baseline
-        self.overrides: dict[str, tuple[str, ...]] = {}  # select/ignore from the command line
+        self.overrides: dict[str, tuple[str, ...]] = {}  # (extend_)select/ignore from the command line
 
-    def override(self, select: tuple[str, ...] | None = None, ignore: tuple[str, ...] | None = None) -> None:
-        """Replace the settings' select/ignore with the command line's."""
-        for name, codes in (("select", select), ("ignore", ignore)):
-            if codes is not None:
-                self.overrides[name] = codes
-                setattr(self.config, name, codes)
+    def override(self, select: tuple[str, ...] | None = None, ignore: tuple[str, ...] | None = None,
+                 extend_select: tuple[str, ...] | None = None, extend_ignore: tuple[str, ...] | None = None) -> None:
+        """Replace the settings' select/ignore with the command line's, then add what it extends
+        them with (a select that is empty selects every rule: extending it changes nothing)."""
+        given = {"select": select, "ignore": ignore, "extend_select": extend_select, "extend_ignore": extend_ignore}
+        self.overrides.update({name: codes for name, codes in given.items() if codes is not None})
+        for name in ("select", "ignore"):
+            if given[name] is not None:
+                setattr(self.config, name, given[name])
+        if extend_select and self.config.select:
+            self.config.select = (*self.config.select, *extend_select)
+        if extend_ignore:
+            self.config.ignore = (*self.config.ignore, *extend_ignore)
 
     def selects(self, code: str) -> bool:
         """Whether the selection runs the rule ``code``."""
@@ -45,7 +52,8 @@ class Decisions:
         return self.selects(code) or self._kept_whatever_settings_say(code)
 
     def _kept_whatever_settings_say(self, code: str) -> bool:
-        return code == INTERNAL_ERROR and INTERNAL_ERROR not in self.overrides.get("ignore", ())
+        named = (*self.overrides.get("ignore", ()), *self.overrides.get("extend_ignore", ()))
+        return code == INTERNAL_ERROR and INTERNAL_ERROR not in named
 
     def ignored_in(self, rel: str) -> tuple[str, ...]:
         """The code prefixes ``per-file-ignores`` turns off in file ``rel``."""

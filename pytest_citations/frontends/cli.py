@@ -74,6 +74,8 @@ def build_parser(only_check: bool = False) -> argparse.ArgumentParser:
     check.add_argument("--output-file", type=Path, metavar="FILE", help="write the report to FILE instead of standard output")
     check.add_argument("--select", type=_codes, metavar="CODES", help="comma-separated codes or prefixes to enable, instead of the settings' select")
     check.add_argument("--ignore", type=_codes, metavar="CODES", help="comma-separated codes or prefixes to disable, instead of the settings' ignore")
+    check.add_argument("--extend-select", type=_codes, metavar="CODES", help="codes or prefixes to enable besides the settings' select")
+    check.add_argument("--extend-ignore", type=_codes, metavar="CODES", help="codes or prefixes to disable besides the settings' ignore")
     check.add_argument("--statistics", action="store_true", help="print a count of diagnostics per rule instead of the diagnostics")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when errors are found")
     check.add_argument("--force-exclude", action="store_true", help="honour excludes for paths named on the command line too (for pre-commit)")
@@ -252,7 +254,8 @@ def check_request(args: argparse.Namespace) -> CheckRequest:
 
     return CheckRequest(
         paths=tuple(args.paths), config_file=args.config, baseline_file=args.baseline,
-        select=args.select, ignore=args.ignore, force_exclude=args.force_exclude,
+        select=args.select, ignore=args.ignore, extend_select=args.extend_select, extend_ignore=args.extend_ignore,
+        force_exclude=args.force_exclude,
         use_cache=not args.no_cache, cache_dir=args.cache_dir, since=args.since,
         staged=paths(args.staged), affected_by=paths(args.affected_by), shard=args.shard,
         jobs=args.jobs, fix=args.fix, refresh_verified=args.refresh_verified,

@@ -38,6 +38,8 @@ class CheckRequest:
     baseline_file: Path | None = None
     select: tuple[str, ...] | None = None
     ignore: tuple[str, ...] | None = None
+    extend_select: tuple[str, ...] | None = None
+    extend_ignore: tuple[str, ...] | None = None
     force_exclude: bool = False
     use_cache: bool = True
     cache_dir: Path | None = None
@@ -103,11 +105,12 @@ class CheckRun:
             raise RunError(f"no such file or folder: {missing[0]}")
         baseline = baseline_module.load(request.baseline_file) if request.baseline_file else None
         self.engine = engine = Engine.load(request.root or start_folder(paths), request.config_file, baseline=baseline)
-        for option, codes in (("--select", request.select), ("--ignore", request.ignore)):
+        for option, codes in (("--select", request.select), ("--ignore", request.ignore),
+                              ("--extend-select", request.extend_select), ("--extend-ignore", request.extend_ignore)):
             unknown = [code for code in codes or () if not any(item.code.startswith(code) for item in engine.registry)]
             if unknown:
                 raise RunError(f"{option}: no rule code starts with {unknown[0]!r}; `citations rules` lists them")
-        engine.override(select=request.select, ignore=request.ignore)
+        engine.override(request.select, request.ignore, request.extend_select, request.extend_ignore)
         if request.use_cache and not request.fix:
             engine.enable_cache(cache_folder(request.cache_dir, engine))
         elif request.selecting:

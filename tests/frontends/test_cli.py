@@ -282,3 +282,20 @@ def test_quiet_prints_the_findings_only_and_silent_nothing(repo, capsys, monkeyp
     assert "is not checked" in loud.err and quiet.err == ""
     assert main(["check", ".", "--no-cache", "--silent"]) == 1
     assert capsys.readouterr() == ("", "")
+
+
+def test_extend_select_and_extend_ignore_add_to_the_settings(repo, capsys):
+    def codes(*options):
+        _, data = _json(capsys, repo, "--no-cache", *options)
+        return sorted({d["code"] for d in data["diagnostics"]})
+
+    every = codes()
+    assert {"U104", "U105", "U106"} <= set(every)
+    (repo / "pyproject.toml").write_text("[tool.citations]\nselect = ['U104']\n")
+    assert codes() == ["U104"]
+    assert codes("--extend-select", "U105") == ["U104", "U105"]
+    assert codes("--select", "U105,U106", "--extend-select", "U104") == ["U104", "U105", "U106"]
+    (repo / "pyproject.toml").write_text("[tool.citations]\nignore = ['U105']\n")
+    assert codes("--extend-ignore", "U104") == [code for code in every if code not in ("U104", "U105")]
+    assert main(["check", str(repo), "--extend-select", "Q9"]) == 2
+    assert "--extend-select: no rule code starts with 'Q9'" in capsys.readouterr().err
