@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 
 ITEM_NAME = "citations"
 WORKER_CACHE_KEY = "citations_cache"
+_SENT_REPR = "citations_diagnostics"  # a failing item's DiagnosticsRepr in a report sent by an xdist worker
 
 
 def _cache_folder(config: pytest.Config) -> Path | None:
@@ -414,6 +415,29 @@ class CitationsCollector:
                     d.code == "C006" for diagnostics in found for d in diagnostics):
                 continue
             request.record([Task(engine, item.parent.rel, item.parent.kinds) for item in items], found)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_report_to_serializable(self, report) -> dict | None:
+        """An xdist worker's report of a failing citation item, with its diagnostics and summary line
+        kept as they are (pytest would send the text alone, and the short test summary would then
+        show its first line instead of the first finding)."""
+        longrepr = getattr(report, "longrepr", None)
+        if not isinstance(longrepr, DiagnosticsRepr):
+            return None
+        data = report._to_json()
+        data["$report_type"] = type(report).__name__
+        data[_SENT_REPR] = {"lines": longrepr.lines, "crash": dataclasses.asdict(longrepr.reprcrash)}
+        return data
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_report_from_serializable(self, data: dict) -> pytest.TestReport | None:
+        """The controller's side of :meth:`pytest_report_to_serializable`."""
+        sent = data.get(_SENT_REPR)
+        if sent is None or data.get("$report_type") != "TestReport":
+            return None
+        report = pytest.TestReport._from_json({key: value for key, value in data.items() if key != _SENT_REPR})
+        report.longrepr = DiagnosticsRepr(list(sent["lines"]), Crash(**sent["crash"]))  # type: ignore[assignment]  # pytest shows any object with toterminal()
+        return report
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
         """After failing citation items, what ``[*]`` marks and how to read about a rule, as

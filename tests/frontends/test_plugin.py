@@ -530,3 +530,23 @@ def test_short_summary_is_one_line_per_file(pytester: pytest.Pytester, repo, mon
     summary = result.stdout.lines[result.stdout.lines.index(next(x for x in result.stdout.lines if "short test summary" in x)) + 1 :]
     assert summary[0].startswith("FAILED alpha/citations/citations.jsonl::citations - U105 cid is not the SHA-256")
     assert summary[1].startswith("=")
+
+
+@needs_xdist
+def test_the_short_summary_is_the_same_with_and_without_xdist(tmp_path):
+    """`-n 2` sends a failing item's report from a worker: its summary line is still the first finding."""
+    import os
+    import subprocess
+    import sys
+
+    repo = tmp_path / "repo"
+    shutil.copytree(EXAMPLE_REPO, repo)
+
+    def failed(*options):
+        command = [sys.executable, "-m", "pytest", "--citations", "-p", "no:cacheprovider", "-rf", *options]
+        done = subprocess.run(command, cwd=repo, capture_output=True, text=True, env={**os.environ, "COLUMNS": "200"})
+        return [line for line in done.stdout.splitlines() if line.startswith("FAILED")]
+
+    alone = failed()
+    assert alone and all(" - U104 normalized_url" in line for line in alone)
+    assert failed("-n", "2") == alone
