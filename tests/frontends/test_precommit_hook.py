@@ -263,3 +263,13 @@ def test_the_entry_names_the_console_script_the_package_declares():
 
     scripts = tomllib.loads((PROJECT / "pyproject.toml").read_text())["project"]["scripts"]
     assert scripts[shlex.split(declared_hook()["entry"])[0]] == "pytest_citations.frontends.cli:main"
+
+
+def test_the_documented_pin_is_one_pre_commit_can_fetch():
+    """docs/usage.md pins either a full commit id or a tag the repository has: a tag that does not
+    exist fails pre-commit with "pathspec ... did not match"."""
+    usage = (PROJECT / "docs" / "usage.md").read_text(encoding="utf-8")
+    pins = re.findall(r"^\s+rev:\s*(\S+)", usage, re.M)
+    assert pins
+    tags = set(subprocess.run(["git", "tag"], cwd=PROJECT, capture_output=True, text=True).stdout.split())
+    assert [pin for pin in pins if not re.fullmatch(r"[0-9a-f]{40}", pin) and pin not in tags] == []
