@@ -80,6 +80,8 @@ def build_parser(only_check: bool = False) -> argparse.ArgumentParser:
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when errors are found")
     check.add_argument("--force-exclude", action="store_true", help="honour excludes for paths named on the command line too (for pre-commit)")
     check.add_argument("--fix", action="store_true", help="apply the fixes of fixable rules, then report what is left")
+    check.add_argument("--diff", action="store_true",
+                       help="print what --fix would change as a unified diff and write nothing; exit 1 when anything would change")
     check.add_argument("--refresh-verified", action="store_true",
                        help="with --fix: also record in memories what verification established (verified stamps with "
                        "the current time, confidence, last_verified)")
@@ -225,8 +227,11 @@ def _main(argv: list[str]) -> int:
 def run_check(args: argparse.Namespace) -> int:
     from pytest_citations.run.checking import CheckRun, RunError
 
-    if args.refresh_verified and not args.fix:
+    if args.refresh_verified and not (args.fix or args.diff):
         print("citations: error: --refresh-verified records verification while fixing: add --fix", file=sys.stderr)
+        return EXIT_USAGE
+    if args.fix and args.diff:
+        print("citations: error: --diff shows what --fix would write: use one of them", file=sys.stderr)
         return EXIT_USAGE
     request = check_request(args)
     try:
@@ -238,6 +243,8 @@ def run_check(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     for notice in outcome.notices:
         print(f"citations: {notice}", file=sys.stderr)
+    if args.diff:
+        return _show_diff(outcome.fixed)
     if args.fix and not (args.quiet or args.silent):
         from pytest_citations.run.fix import summary
 
@@ -258,8 +265,21 @@ def check_request(args: argparse.Namespace) -> CheckRequest:
         force_exclude=args.force_exclude,
         use_cache=not args.no_cache, cache_dir=args.cache_dir, since=args.since,
         staged=paths(args.staged), affected_by=paths(args.affected_by), shard=args.shard,
-        jobs=args.jobs, fix=args.fix, refresh_verified=args.refresh_verified,
+        jobs=args.jobs, fix=args.fix or args.diff, refresh_verified=args.refresh_verified, write_fixes=not args.diff,
     )
+
+
+def _show_diff(fixed: dict) -> int:
+    """``--diff``: what ``--fix`` would change, one unified diff per file; 1 when anything would."""
+    import difflib
+
+    from pytest_citations.frontends.reporters.ci_log import defuse_text
+
+    for shown, result in sorted(fixed.items()):
+        lines = difflib.unified_diff(result.before.splitlines(keepends=True), result.after.splitlines(keepends=True),
+                                     f"a/{shown}", f"b/{shown}")
+        sys.stdout.write(defuse_text("".join(line if line.endswith("\n") else f"{line}\n" for line in lines)))
+    return EXIT_FINDINGS if fixed else EXIT_CLEAN
 
 
 def _report(args: argparse.Namespace, request: CheckRequest, outcome: CheckOutcome) -> int:

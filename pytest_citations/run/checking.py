@@ -50,6 +50,7 @@ class CheckRequest:
     jobs: int = 1
     fix: bool = False
     refresh_verified: bool = False
+    write_fixes: bool = True  # False: work out what ``fix`` would change, and write nothing
 
     @property
     def selecting(self) -> bool:
@@ -154,7 +155,8 @@ class CheckRun:
         if not request.fix:  # a fix goes one file after another
             parallel.claim_in_workers(engine, request.jobs)
         try:
-            tasks, results = self._run_tasks(changes, progress, _fixer(fixed, notices, request.refresh_verified) if request.fix else None)
+            fixer = _fixer(fixed, notices, request.refresh_verified, request.write_fixes) if request.fix else None
+            tasks, results = self._run_tasks(changes, progress, fixer)
         except parallel.WorkerError as exc:  # a file not checked: the run must not pass, as for a C006
             raise RunError(f"{exc} while checking files (-j {request.jobs}): the check is incomplete") from None
         finally:
@@ -192,7 +194,7 @@ class CheckRun:
         return tasks, parallel.check(tasks, request.jobs, progress.advance)
 
 
-def _fixer(fixed: dict[str, Any], notices: list[str], refresh: bool) -> Callable:
+def _fixer(fixed: dict[str, Any], notices: list[str], refresh: bool, write: bool = True) -> Callable:
     """A check_file for ``fix`` that fixes as it checks (and, with ``refresh``, records verification),
     keeping the :class:`~pytest_citations.run.fix.FixResult` of each written file by its shown path
     in ``fixed``; a file that changed while it was fixed is checked as it is, and said in ``notices``."""
@@ -200,7 +202,7 @@ def _fixer(fixed: dict[str, Any], notices: list[str], refresh: bool) -> Callable
 
     def fix_and_check(owner, rel, kinds):
         try:
-            result = fix_file(owner, rel, kinds, refresh)
+            result = fix_file(owner, rel, kinds, refresh, write)
         except FileChangedError as exc:
             notices.append(str(exc))
             return owner.check_file(rel, kinds)

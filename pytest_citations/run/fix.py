@@ -36,6 +36,8 @@ class FixResult:
     diagnostics: list[Diagnostic]  # what is left after fixing, re-checked on the written text
     applied: int
     refreshed: bool = False  # a kind's refresh rewrote the file too (only when asked)
+    before: str = ""  # the file's text, and its text fixed (the same when nothing changed)
+    after: str = ""
 
     @property
     def written(self) -> bool:
@@ -71,9 +73,10 @@ def introduces_findings(before: list[Diagnostic], after: list[Diagnostic]) -> bo
     return any(value < 0 for value in counts.values())
 
 
-def fix_file(engine: Any, rel: str, kinds: tuple, refresh: bool = False) -> FixResult:
-    """Fix one artifact file in place; returns what is left, how many fixes were applied and
-    whether, with ``refresh``, a kind's refresh recorded what checking established."""
+def fix_file(engine: Any, rel: str, kinds: tuple, refresh: bool = False, write: bool = True) -> FixResult:
+    """Fix one artifact file in place (``write`` false: only work out its fixed text); returns what
+    is left, how many fixes were applied, whether, with ``refresh``, a kind's refresh recorded what
+    checking established, and the text before and after."""
     try:
         source = sources.read_source(engine.config.root, rel, engine.config.max_file_size)
     except sources.SourceError:
@@ -99,9 +102,9 @@ def fix_file(engine: Any, rel: str, kinds: tuple, refresh: bool = False) -> FixR
         fixed_text = current.text
         current, diagnostics = _refreshed(engine, rel, kinds, source.text, current, diagnostics)
         refreshed = current.text != fixed_text
-    if current.raw != source.raw:
+    if write and current.raw != source.raw:
         write_atomic(source, current.raw)
-    return FixResult(diagnostics, applied, refreshed)
+    return FixResult(diagnostics, applied, refreshed, source.text, current.text)
 
 
 def _refreshed(engine: Any, rel: str, kinds: tuple, original_text: str, current: sources.Source,

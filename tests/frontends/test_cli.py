@@ -299,3 +299,23 @@ def test_extend_select_and_extend_ignore_add_to_the_settings(repo, capsys):
     assert codes("--extend-ignore", "U104") == [code for code in every if code not in ("U104", "U105")]
     assert main(["check", str(repo), "--extend-select", "Q9"]) == 2
     assert "--extend-select: no rule code starts with 'Q9'" in capsys.readouterr().err
+
+
+def test_diff_shows_what_fix_would_write_and_writes_nothing(repo, tmp_path, capsys):
+    fixed = tmp_path / "fixed"
+    shutil.copytree(repo, fixed)
+    before = {path: path.read_bytes() for path in repo.rglob("*") if path.is_file()}
+    assert main(["check", str(repo), "--no-cache", "--diff"]) == 1
+    diff = capsys.readouterr().out
+    assert {path: path.read_bytes() for path in repo.rglob("*") if path.is_file()} == before
+    main(["check", str(fixed), "--fix"])
+    capsys.readouterr()
+    written = sorted(str(path.relative_to(fixed)) for path in fixed.rglob("*.jsonl")
+                     if path.read_bytes() != (repo / path.relative_to(fixed)).read_bytes())
+    assert sorted(line[len("+++ b/"):] for line in diff.splitlines() if line.startswith("+++ b/")) == written
+    added = [line[1:] for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++")]
+    fixed_lines = {line for name in written for line in (fixed / name).read_text(encoding="utf-8").splitlines()}
+    assert added and set(added) <= fixed_lines  # every line the diff adds is a line --fix wrote
+    assert main(["check", str(fixed), "--no-cache", "--diff"]) == 0  # nothing more to fix
+    assert capsys.readouterr().out == ""
+    assert main(["check", str(repo), "--diff", "--fix"]) == 2
