@@ -426,7 +426,12 @@ class CitationsCollector:
             return None
         data = report._to_json()
         data["$report_type"] = type(report).__name__
-        data[_SENT_REPR] = {"lines": longrepr.lines, "crash": dataclasses.asdict(longrepr.reprcrash)}
+        crash = longrepr.reprcrash
+        # as bytes: a name that is not UTF-8 holds a lone surrogate, which the wire cannot carry as text
+        data[_SENT_REPR] = {
+            "lines": [_to_wire(line) for line in longrepr.lines],
+            "crash": [_to_wire(crash.path), crash.lineno, _to_wire(crash.message)],
+        }
         return data
 
     @pytest.hookimpl(tryfirst=True)
@@ -436,7 +441,9 @@ class CitationsCollector:
         if sent is None or data.get("$report_type") != "TestReport":
             return None
         report = pytest.TestReport._from_json({key: value for key, value in data.items() if key != _SENT_REPR})
-        report.longrepr = DiagnosticsRepr(list(sent["lines"]), Crash(**sent["crash"]))  # type: ignore[assignment]  # pytest shows any object with toterminal()
+        path, lineno, message = sent["crash"]
+        lines = [_from_wire(line) for line in sent["lines"]]
+        report.longrepr = DiagnosticsRepr(lines, Crash(_from_wire(path), lineno, _from_wire(message)))  # type: ignore[assignment]  # pytest shows any object with toterminal()
         return report
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
@@ -508,6 +515,14 @@ class SettingsErrorFile(pytest.File):
 
     def collect(self):
         raise self.CollectError(self.message)
+
+
+def _to_wire(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _from_wire(data: bytes) -> str:
+    return data.decode("utf-8", "surrogatepass")
 
 
 @dataclasses.dataclass(frozen=True)
