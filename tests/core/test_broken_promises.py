@@ -226,7 +226,11 @@ def test_a_worker_whose_check_raises_ends_the_run_with_a_usage_error(tmp_path, m
 @pytest.fixture
 def crashing(tmp_path, monkeypatch) -> Path:
     """A memory citing ``../../etc/passwd``, checked by rules that crash: C006 is all it gets."""
-    from pytest_citations.kinds.memories import verification
+    import importlib
+
+    # the module as the engine will import it (an in-process pytest run of another test may have
+    # dropped it from sys.modules, leaving a stale copy as the package's attribute)
+    verification = importlib.import_module("pytest_citations.kinds.memories.verification")
 
     def crash(*args, **kwargs):
         raise RuntimeError("boom")
