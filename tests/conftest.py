@@ -12,6 +12,24 @@ TEST_FOLDERS = [TESTS, *sorted({path.parent for path in TESTS.rglob("test_*.py")
 sys.path[:0] = [str(folder) for folder in TEST_FOLDERS]
 
 
+def _import_the_whole_package() -> None:
+    """Import every module of the package once, before any test runs pytest in-process: such a
+    run restores ``sys.modules`` afterwards and drops the modules first imported during it, while
+    other modules keep references to them, so a later test in the same process could patch or
+    compare against a second copy of a module (its classes are not the engine's)."""
+    import importlib
+    import pkgutil
+
+    import pytest_citations
+
+    for info in pkgutil.walk_packages(pytest_citations.__path__, "pytest_citations."):
+        if not info.name.endswith(".__main__"):  # (that one runs the command)
+            importlib.import_module(info.name)
+
+
+_import_the_whole_package()
+
+
 @pytest.fixture
 def realdata() -> Path:
     """The shared folder of real files from public projects, read in place."""

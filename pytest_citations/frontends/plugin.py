@@ -149,14 +149,7 @@ class CitationsCollector:
         option = config.getoption("citations_config")
         self.config_file = Path(option).resolve() if option else None
         baseline = config.getoption("citations_baseline")
-        self.baseline_file = Path(baseline) if baseline else None
-        if self.baseline_file is not None:  # a bad baseline is a usage error before anything is collected
-            from pytest_citations.core import baseline as baseline_module
-
-            try:
-                baseline_module.load(self.baseline_file)
-            except baseline_module.BaselineError as exc:
-                raise _usage_error(str(exc)) from None
+        self.baseline_file = Path(baseline) if baseline else None  # read by each root's run (engine_for)
         self.cache_folder = _cache_folder(config)
         self.paths = self._checked_paths()
         self._real: dict[Path, Path] = {}
@@ -211,10 +204,13 @@ class CitationsCollector:
                 raise key
         engine: Engine | pytest.UsageError
         if key not in self._engines:
+            from pytest_citations.core.baseline import BaselineError
             from pytest_citations.run.checking import RunError
 
             try:
                 run = self._run_for(key)
+            except BaselineError as exc:  # a usage error before anything is collected (see pytest_configure)
+                raise _usage_error(str(exc)) from None
             except (ConfigError, RunError) as exc:
                 self._engines[key] = _usage_error(f"citations: {exc}")
             else:

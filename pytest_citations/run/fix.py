@@ -36,7 +36,7 @@ class FixResult:
     diagnostics: list[Diagnostic]  # what is left after fixing, re-checked on the written text
     applied: int
     refreshed: bool = False  # a kind's refresh rewrote the file too (only when asked)
-    before: str = ""  # the file's text, and its text fixed (the same when nothing changed)
+    before: str = ""  # without writing (``--diff``): the file's text, and its text fixed
     after: str = ""
 
     @property
@@ -104,6 +104,8 @@ def fix_file(engine: Any, rel: str, kinds: tuple, refresh: bool = False, write: 
         refreshed = current.text != fixed_text
     if write and current.raw != source.raw:
         write_atomic(source, current.raw)
+    if write:  # (a fixed file's texts are kept only to be shown: not for every file --fix writes)
+        return FixResult(diagnostics, applied, refreshed)
     return FixResult(diagnostics, applied, refreshed, source.text, current.text)
 
 
