@@ -51,6 +51,16 @@ def _cli(root: Path, *argv: str) -> str:
     return f"$ citations {' '.join(argv)}\n{out.getvalue()}{err.getvalue()}exit {code}\n"
 
 
+def _terminal_environment() -> dict[str, str]:
+    """The environment of a recorded pytest run: 100 columns, and not on CI.
+
+    pytest shortens a summary line to the terminal's width except when ``CI`` or ``BUILD_NUMBER``
+    is set, so the recorded reports would read differently on a CI machine.
+    """
+    environment = {name: value for name, value in os.environ.items() if name not in ("CI", "BUILD_NUMBER")}
+    return {**environment, "PYTEST_ADDOPTS": "", "COLUMNS": "100"}
+
+
 def _stable(text: str, root: Path) -> str:
     """``text`` with what differs between runs (the copy's place, durations, clocks) written out."""
     return _TIMINGS.sub("<time>", text.replace(str(root), "<root>"))
@@ -93,7 +103,7 @@ def test_pytest_plugin(copy):
         cwd=copy,
         capture_output=True,
         text=True,
-        env={**os.environ, "PYTEST_ADDOPTS": "", "COLUMNS": "100"},
+        env=_terminal_environment(),
     )
     _compare(f"{copy.name}/pytest.txt", _stable(f"{run.stdout}{run.stderr}exit {run.returncode}\n", copy))
 
