@@ -77,7 +77,7 @@ def _codes(value: Any, where: str, registry) -> tuple[str, ...]:
     for code in codes:
         if not _CODE_OR_PREFIX.match(code):
             raise _fail(where, f"{code!r} is not a rule code or code prefix (such as U104 or U1)")
-        if not any(item.code.startswith(code) for item in registry):
+        if not any(item.code.startswith(code) for item in registry.declared()):
             raise _fail(where, f"no rule code starts with {code!r}; `citations rules` lists them")
     return codes
 
@@ -241,7 +241,7 @@ def _rule_options(table: Any, registry, where: str) -> dict[str, dict[str, Any]]
     if not isinstance(table, dict):
         raise _fail(where, "rules: expected a table of rule codes")
     resolved: dict[str, dict[str, Any]] = {}
-    for item in registry:
+    for item in registry.declared():
         raw = table.get(item.code, {})
         options = {key: option.default for key, option in item.options.items()}
         if not isinstance(raw, dict):

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import builtins
 import functools
+import importlib
 import inspect
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from pytest_citations.core.diagnostics import Fix, Severity, quoted
 from pytest_citations.run.dependencies import RunWideIndex, RunWideIndexes
@@ -115,6 +116,7 @@ class Rule:
     options: dict[str, Option] = field(default_factory=dict)
     fixable: bool = False
     unit: type | tuple[type, ...] = object  # the units the check is given (a kind may read several sorts)
+    module: str = ""  # the module that declares the rule
 
     def report(self, finding: Finding) -> Reported:
         """``finding`` as the reader of this rule's kind reports it: what it could not read is
@@ -162,6 +164,7 @@ def rule(
             options=dict(options or {}),
             fixable=fixable,
             unit=unit,
+            module=function.__module__,
         )
 
     return declare
@@ -173,33 +176,73 @@ def rules_in_module(module: Any) -> Iterator[Rule]:
             yield value
 
 
+@dataclass(frozen=True)
+class RuleDeclaration:
+    """What the catalog of built-in rules says of a rule before its module is imported: all that
+    settings, selection and the cache key ask of it. The registry imports ``module`` for the rule
+    itself only when a run checks files of its kind or asks for its check or documentation, so
+    a run imports the rule modules of the kinds it has files of, not all of them."""
+
+    code: str
+    name: str
+    kind: str | None
+    severity: Severity
+    scope: str
+    options: dict[str, Option]
+    fixable: bool
+    module: str
+
+
 class RuleRegistry:
     """Rules by code; a duplicate code or name is a programming error, raised at start-up. It also
-    carries the run-wide indexes the plugins declared (``indexes``), which the rules consult."""
+    carries the run-wide indexes the plugins declared (``indexes``), which the rules consult.
 
-    def __init__(self, rules: Iterable[Rule] = (), indexes: Iterable[RunWideIndex] = ()) -> None:
+    It holds :class:`Rule` objects and :class:`RuleDeclaration` objects; a declaration becomes its
+    rule on first use (:meth:`get`, :meth:`for_kind`, iteration). :meth:`declared` answers what
+    settings and selection ask without importing anything."""
+
+    def __init__(self, rules: Iterable[Rule | RuleDeclaration] = (), indexes: Iterable[RunWideIndex] = ()) -> None:
         self.indexes = RunWideIndexes(indexes)
-        self._by_code: dict[str, Rule] = {}
-        self._by_name: dict[str, Rule] = {}
+        self._by_code: dict[str, Rule | RuleDeclaration] = {}
+        self._by_name: dict[str, str] = {}  # name -> code
         for item in rules:
             self.add(item)
 
-    def add(self, item: Rule) -> None:
+    def add(self, item: Rule | RuleDeclaration) -> None:
         if item.code in self._by_code:
             raise ValueError(f"rule code {item.code} is declared twice")
         if item.name in self._by_name:
             raise ValueError(f"rule name {item.name} is declared twice")
         self._by_code[item.code] = item
-        self._by_name[item.name] = item
+        self._by_name[item.name] = item.code
 
     def __contains__(self, code: str) -> bool:
         return code in self._by_code
 
+    def declared(self) -> list[Rule | RuleDeclaration]:
+        """Every rule as declared, by code, importing no rule module: code, name, kind, severity,
+        scope, options and fixable are what both sorts have."""
+        return sorted(self._by_code.values(), key=lambda r: r.code)
+
     def __iter__(self) -> Iterator[Rule]:
-        return iter(sorted(self._by_code.values(), key=lambda r: r.code))
+        return iter([self._loaded(item) for item in self.declared()])
 
     def get(self, code_or_name: str) -> Rule | None:
-        return self._by_code.get(code_or_name.upper()) or self._by_name.get(code_or_name)
+        code = code_or_name.upper() if code_or_name.upper() in self._by_code else self._by_name.get(code_or_name)
+        return None if code is None else self._loaded(self._by_code[code])
 
     def for_kind(self, kind: str, scope: str) -> list[Rule]:
-        return [r for r in self if r.kind == kind and r.scope == scope]
+        return [self._loaded(r) for r in self.declared() if r.kind == kind and r.scope == scope]
+
+    def _loaded(self, item: Rule | RuleDeclaration) -> Rule:
+        """The rule ``item`` declares, its module imported (with the other rules it declares)."""
+        if isinstance(item, Rule):
+            return item
+        found = {found.code: found for found in rules_in_module(importlib.import_module(item.module))}
+        for code, declared in list(self._by_code.items()):
+            if isinstance(declared, RuleDeclaration) and declared.module == item.module:
+                if code not in found:
+                    raise ValueError(f"rule {code} is catalogued in {item.module}, which does not declare it")
+                self._by_code[code] = found[code]
+        return cast(Rule, self._by_code[item.code])
+

@@ -95,7 +95,7 @@ def settings_key(config, registry, kinds, root_from_cache: str = "") -> str:
     relative to the cache folder (not where the repository lies on disk)."""
     where = ("root", "source", "cache_dir")
     settings = {f.name: getattr(config, f.name) for f in dataclasses.fields(config) if f.name not in where}
-    rules = sorted((item.code, item.kind or "", item.severity.value) for item in registry)
+    rules = sorted((item.code, item.kind or "", item.severity.value) for item in registry.declared())
     return dependencies.digest((FORMAT, __version__, root_from_cache, settings, rules, [k.name for k in kinds]))
 
 

@@ -108,7 +108,7 @@ class CheckRun:
         self.engine = engine = Engine.load(request.root or start_folder(paths), request.config_file, baseline=baseline)
         for option, codes in (("--select", request.select), ("--ignore", request.ignore),
                               ("--extend-select", request.extend_select), ("--extend-ignore", request.extend_ignore)):
-            unknown = [code for code in codes or () if not any(item.code.startswith(code) for item in engine.registry)]
+            unknown = [code for code in codes or () if not any(item.code.startswith(code) for item in engine.registry.declared())]
             if unknown:
                 raise RunError(f"{option}: no rule code starts with {unknown[0]!r}; `citations rules` lists them")
         engine.override(request.select, request.ignore, request.extend_select, request.extend_ignore)

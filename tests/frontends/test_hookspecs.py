@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from conftest import PROJECT, TESTS
 from pytest_citations.engine import Engine, load_plugins
 from pytest_citations.frontends.cli import main
 from pytest_citations.hookspecs import plugin_manager
+from pytest_citations.rules import Rule, RuleDeclaration
 
 
 @pytest.fixture
@@ -280,3 +283,28 @@ def test_a_rule_is_given_only_the_units_it_declares(repo):
     (repo / "a.outline").write_text("# one\ntext\n# two\nmore\n")
     found = [(d.code, d.line) for d in Engine.load(repo, manager=manager).check([repo]).diagnostics]
     assert found == [("X970", 1), ("X970", 3)]
+
+
+def test_the_rule_catalog_matches_the_rule_modules():
+    """The kinds' rules are registered from ``rule_catalog.json`` and imported only when used; a
+    rule added, removed or changed without writing the catalog again would be wrong there.
+    ``python -c "from pytest_citations import builtins; builtins.write_catalog()"`` writes it."""
+    from pytest_citations import builtins
+
+    scanned = builtins.scanned_rules()
+    assert json.loads(builtins.CATALOG.read_text(encoding="utf-8")) == builtins.catalog_of(scanned), (
+        "rule_catalog.json is out of date: write it again with builtins.write_catalog()")
+    declared = {item.code: item for item in builtins.builtin_rules()}
+    for item in scanned:
+        assert declared[item.code].options == item.options  # read back with the same types
+
+
+def test_a_catalogued_rule_is_the_one_its_module_declares():
+    kinds, registry = load_plugins()
+    declared = {item.code: item for item in registry.declared()}
+    assert any(isinstance(item, RuleDeclaration) for item in declared.values())
+    for item in registry:
+        assert isinstance(item, Rule) and item.module and item.code == declared[item.code].code
+        assert (item.name, item.kind, item.severity, item.scope, item.fixable) == (
+            declared[item.code].name, declared[item.code].kind, declared[item.code].severity,
+            declared[item.code].scope, declared[item.code].fixable)

@@ -85,6 +85,27 @@ def test_a_memory_check_imports_no_markdown_schema_or_pytest(repo):
     assert YAML in result["imported"]  # front matter is YAML: the one parser this run needs
 
 
+def test_a_check_imports_the_rule_modules_of_its_kinds_only(repo):
+    memories = repo / ".serena" / "memories"
+    memories.mkdir(parents=True)
+    (memories / "m.md").write_text('---\nid: m\ncitations:\n  - path: a.py\n    line: 1\n    snippet: "x = 1"\n---\n\nBody.\n')
+    result = check(repo, ".")
+    rule_modules = {name for name in result["imported_modules"] if name.endswith(("rules", "_rules")) and ".kinds." in name}
+    assert "pytest_citations.kinds.memories.citation_rules" in rule_modules
+    assert not {name for name in rule_modules if not name.endswith("parse_rules") and ".memories." not in name}
+
+
+def test_a_warm_re_run_imports_no_rule_module(repo):
+    memories = repo / ".serena" / "memories"
+    memories.mkdir(parents=True)
+    (memories / "m.md").write_text('---\nid: m\ncitations:\n  - path: a.py\n    line: 1\n    snippet: "x = 1"\n---\n\nBody.\n')
+    first = imported_by(repo, "check", ".")
+    assert first["status"] == 0 and "pytest_citations.kinds.memories.citation_rules" in first["imported_modules"]
+    again = imported_by(repo, "check", ".")
+    assert again["status"] == 0
+    assert not [name for name in again["imported_modules"] if name.endswith("_rules") and not name.endswith("parse_rules")]
+
+
 def test_a_url_citations_check_imports_no_markdown_yaml_or_schema(repo):
     record = {
         "schema_version": "citation.v1",
