@@ -295,7 +295,7 @@ def _report(args: argparse.Namespace, request: CheckRequest, outcome: CheckOutco
     if not selecting and notices:
         from pytest_citations.frontends.reporters._common import safe
 
-        for shown in engine.unclaimed(args.paths, args.force_exclude):
+        for shown in engine.discovery.unclaimed(args.paths, args.force_exclude):
             print(f"citations: warning: {safe(shown)} is not checked: no kind claims it (see \"Which files are checked\" "
                   "in docs/configuration.md)", file=sys.stderr)
     if not report.files and notices:

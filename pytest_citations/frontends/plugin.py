@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, cast
 import pytest
 
 from pytest_citations.core.config import ConfigError, find_settings
-from pytest_citations.engine import Engine, walk_files
+from pytest_citations.discovery import walk_files
+from pytest_citations.engine import Engine
 
 if TYPE_CHECKING:
     from typing import TypedDict
@@ -256,9 +257,9 @@ class CitationsCollector:
         except pytest.UsageError:
             return None
         rel = engine.relative(collection_path)
-        if rel is None or engine.is_excluded(rel):
+        if rel is None or engine.discovery.is_excluded(rel):
             return None
-        return False if engine.includes_folder(rel) else None
+        return False if engine.discovery.includes_folder(rel) else None
 
     def _folder(self, folder: str) -> tuple[Engine, str | None] | pytest.UsageError:
         """(the engine of a folder's files, their root-relative prefix or None outside its root),
@@ -271,7 +272,7 @@ class CitationsCollector:
             except pytest.UsageError as exc:
                 found = exc
             else:
-                found = (engine, engine.folder_prefix(str(real)))
+                found = (engine, engine.discovery.folder_prefix(str(real)))
             self._folders[folder] = found
         return found
 
@@ -284,7 +285,7 @@ class CitationsCollector:
         if prefix is None:
             return None
         rel = prefix + name
-        if engine.is_excluded(rel) and not parent.session.isinitpath(file_path):  # (named: checked anyway)
+        if engine.discovery.is_excluded(rel) and not parent.session.isinitpath(file_path):  # (named: checked anyway)
             return None
         # The name pytest would work out with Path.relative_to, given when the parent is the folder.
         known = name if str(parent.path) == folder else None
@@ -294,7 +295,7 @@ class CitationsCollector:
         """The node of the file at ``path`` (``rel`` from ``engine``'s root) if a kind claims it."""
         answers = self.answers(engine)
         claimed = None if answers is None else answers.claim(rel)
-        kinds = engine.kinds_for(rel) if claimed is None else engine.kinds_named(claimed)
+        kinds = engine.kinds_for(rel) if claimed is None else engine.discovery.kinds_named(claimed)
         if not kinds:
             return None
         return CitationsFile.from_parent(parent, path=path, engine=engine, kinds=kinds, rel=rel, collector=self,
@@ -344,7 +345,7 @@ class CitationsCollector:
         real = self.real_folder(folder)
         try:
             engine = self.engine_for(real)
-            prefix = engine.folder_prefix(str(real))
+            prefix = engine.discovery.folder_prefix(str(real))
             if prefix is None:  # --citations-config names another root: no file of it is below
                 return
             files, nested = _files_below(engine, real)
@@ -368,7 +369,7 @@ class CitationsCollector:
     def _caches(self) -> list:
         """The result caches this session opened (one answered by its record alone was not)."""
         engines = [engine for engine in self._engines.values() if isinstance(engine, Engine)]
-        return [engine.opened_cache for engine in engines if engine.opened_cache is not None]
+        return [engine.state.opened_cache for engine in engines if engine.state.opened_cache is not None]
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node, error) -> None:
@@ -483,7 +484,7 @@ def _files_below(engine: Engine, folder: Path) -> tuple[list[str], list[str]]:
     """(the files below ``folder``, a real folder, that the walk of ``citations check`` finds,
     the folders below it with settings of their own); an unreadable settings file is a UsageError."""
     try:
-        return walk_files(engine.config.root, folder, engine.walk_excludes(folder))
+        return walk_files(engine.config.root, folder, engine.discovery.walk_excludes(folder))
     except ConfigError as exc:
         raise _usage_error(f"citations: {exc}") from None
 

@@ -113,15 +113,15 @@ class CheckRun:
                 raise RunError(f"{option}: no rule code starts with {unknown[0]!r}; `citations rules` lists them")
         engine.override(request.select, request.ignore, request.extend_select, request.extend_ignore)
         if request.use_cache and not request.fix:
-            engine.enable_cache(cache_folder(request.cache_dir, engine))
+            engine.state.enable_cache(cache_folder(request.cache_dir, engine))
         elif request.selecting:
-            engine.enable_cache(None)  # what each file reads must be learned, even if not kept
+            engine.state.enable_cache(None)  # what each file reads must be learned, even if not kept
 
     def record(self) -> Request | None:
         """The request as the record of the last run knows it, when the run keeps one (it has a
         cache folder, and it does not fix)."""
         request = self.request
-        if self.engine.cache_folder is None or request.fix:
+        if self.engine.state.cache_folder is None or request.fix:
             return None
         from pytest_citations.run.replay import Request
 
@@ -165,7 +165,7 @@ class CheckRun:
         if record is not None and not request.selecting and not any(d.code == INTERNAL_ERROR for d in report.diagnostics):
             record.record(tasks, results)
         engine.save_cache()
-        caches = [e.cache for e in (engine, *engine.nested_engines) if e.caching and e.cache is not None]
+        caches = [e.state.cache for e in (engine, *engine.nested_engines) if e.state.caching and e.state.cache is not None]
         return CheckOutcome(engine, report, sum(cache.hits for cache in caches), fixed, notices)
 
     def _run_tasks(
@@ -242,7 +242,7 @@ def _changes(request: CheckRequest) -> Changes:
             return changes.paths | paths
         # a root inside a repository nested in the checkout, whose changes git is not asked for:
         # its settings count as changed, so every file of it is checked
-        settings = engine.settings_rel()
+        settings = engine.discovery.settings_rel()
         if settings is None:
             raise git_history.ChangesError(changes.unlisted)
         return paths | {settings}

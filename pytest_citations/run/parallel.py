@@ -56,17 +56,17 @@ def claim_in_workers(engine, jobs: int) -> None:
 
 
 def _claim_ahead(engine, rels: list[str], jobs: int) -> None:
-    todo = [rel for rel in rels if engine.claimable(rel)]
+    todo = [rel for rel in rels if engine.discovery.claimable(rel)]
     if len(todo) < MIN_FILES_TO_CLAIM_IN_WORKERS:
         return
     import multiprocessing
 
-    cache = engine.cache  # opened before forking, so that the workers start with its entries
+    cache = engine.state.cache  # opened before forking, so that the workers start with its entries
     caches = {} if cache is None else {cache.key: cache}
     work = functools.partial(_claims, engine, todo)
     for found in _in_workers(multiprocessing.get_context("fork"), jobs, _chunks(0, len(todo), jobs), work, caches):
         for number, names in found:
-            engine.remember_claim(todo[number], names)
+            engine.discovery.remember_claim(todo[number], names)
 
 
 def _claims(engine, rels: list[str], numbers: list[int]) -> tuple[list, list]:
@@ -95,7 +95,7 @@ def check(tasks: list[Task], jobs: int, advance: Callable[[str], None]) -> list[
     from pytest_citations.run.cache import diagnostic_from_json
 
     context = multiprocessing.get_context("fork")
-    caches = {engine.cache.key: engine.cache for engine in _engines(tasks) if engine.cache is not None}
+    caches = {engine.state.cache.key: engine.state.cache for engine in _engines(tasks) if engine.state.cache is not None}
     _build_indexes(tasks, jobs, context, caches)
     results = [[] for _ in tasks]
     # Among many tasks, the first is checked here: what checking loads on first use (a Markdown
@@ -139,14 +139,14 @@ def _build_indexes(tasks: list[Task], jobs: int, context, caches: dict) -> None:
             ordered = {rel: found[key][rel] for rel in files[key]}
             engine.index(name, functools.partial(shared.combine, engine, ordered))
     for engine, index in needed:
-        engine.index_digest(index.name)
+        engine.state.index_digest(index.name)
 
 
 def _needed_indexes(tasks: list[Task]) -> list[tuple[Any, RunWideIndex]]:
     """(engine, run-wide index) for every index a kind of the tasks uses, once each. The engines
     of a run share the indexes of one registry (a nested root's engine gets its parent's)."""
     kinds = {(id(task.engine), kind.name): task.engine for task in tasks for kind in task.kinds}
-    declared = {index.name: index for engine in kinds.values() for index in engine.indexes}
+    declared = {index.name: index for engine in kinds.values() for index in engine.state.indexes}
     return [
         (engine, index)
         for index in declared.values()
@@ -233,7 +233,7 @@ def _work(work: Callable[[list[int]], tuple[Any, list]], caches: list, todo, don
             cache.take_changes()
         while (numbers := todo.get()) is not None:
             result, engines = work(numbers)
-            done.put((result, [engine.cache.take_changes() for engine in engines if engine.cache is not None], None))
+            done.put((result, [engine.state.cache.take_changes() for engine in engines if engine.state.cache is not None], None))
     except BaseException as exc:  # reported by the parent, which then stops
         done.put((None, [], f"a worker process failed: {type(exc).__name__}: {exc}"))
 

@@ -63,7 +63,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 from pytest_citations import __version__
 from pytest_citations.core.diagnostics import Diagnostic, sorted_diagnostics
-from pytest_citations.engine import Engine, Report, Task, walk_files
+from pytest_citations.discovery import walk_files
+from pytest_citations.engine import Engine, Report, Task
 from pytest_citations.run import dependencies
 from pytest_citations.run.cache import (
     RACY_SECONDS,
@@ -103,12 +104,12 @@ class Request:
         self.started_ns = time.time_ns()
         self.baseline = os.path.abspath(baseline) if baseline is not None else None
         self.key = dependencies.digest((
-            FORMAT, __version__, engine.cache_key(), [_resolved(p) for p in paths], force_exclude, shard, self.baseline,
+            FORMAT, __version__, engine.state.cache_key(), [_resolved(p) for p in paths], force_exclude, shard, self.baseline,
         ))
         # (CheckRun and the pytest session make a request only for an engine with a cache folder)
-        folder = usable_folder(cast(Path, engine.cache_folder), engine.config.root)
+        folder = usable_folder(cast(Path, engine.state.cache_folder), engine.config.root)
         if folder is None:  # the engine's, and its nested roots', caches live in memory too
-            engine.enable_cache(None)
+            engine.state.enable_cache(None)
         self.path = None if folder is None else folder / f"run-{self.key[:24]}.json"
 
     # -- replaying -----------------------------------------------------------------------------
@@ -225,7 +226,7 @@ class _Recorder:
         self.tasks = tasks
         self.results = results
         self.engines = [request.engine, *request.engine.nested_engines]
-        self.caches = [engine.cache for engine in self.engines]
+        self.caches = [engine.state.cache for engine in self.engines]
         self.numbers: dict[tuple[int, str], int] = {}
         self.files: list[list] = []
         self.names: dict[tuple[str, ...], int] = {}
@@ -254,9 +255,9 @@ class _Recorder:
         index_rows = [self._index(number, name) for number, name in consulted]  # (it may walk)
         named = [rel for path in self.request.paths if not path.is_dir() and (rel := self.request.engine.relative(path))]
         for number, engine in enumerate(self.engines):
-            listed = [rel for _, _, walked, _ in engine.walks() for rel in walked]
+            listed = [rel for _, _, walked, _ in engine.discovery.walks() for rel in walked]
             for rel in (listed + named if number == 0 else listed):
-                if engine.claimable(rel):  # whether a kind claims it may depend on its head
+                if engine.discovery.claimable(rel):  # whether a kind claims it may depend on its head
                     self._file(number, rel, [kind.name for kind in engine.kinds_for(rel)])
         extra = [os.path.abspath(engine.config.source) for engine in self.engines if engine.config.source is not None]
         extra += [self.request.baseline] if self.request.baseline else []
@@ -265,7 +266,7 @@ class _Recorder:
             "key": self.request.key,
             "roots": [[str(engine.config.root), engine.display_prefix] for engine in self.engines],
             "walks": [[number, folder, list(excludes), found, nested]
-                      for number, engine in enumerate(self.engines) for folder, excludes, found, nested in engine.walks()],
+                      for number, engine in enumerate(self.engines) for folder, excludes, found, nested in engine.discovery.walks()],
             "extra": [[path, self._trusted(_signature(path))] for path in dict.fromkeys(extra)],
             "shown": [task.shown for task in self.tasks],
             "outside": outside,
@@ -306,11 +307,11 @@ class _Recorder:
         an index built from files is followed by their signatures, one built from none by its
         digest, when it is cheap to build again."""
         engine = self.engines[number]
-        declared = engine.indexes.get(name)
+        declared = engine.state.indexes.get(name)
         if declared is None or declared.sources is None:
             if declared is None or not declared.checked_by_value:
                 raise _NotRecordable  # built from nothing a signature sees, and costly to build again
-            return [number, name, [], None, engine.index_digest(name)]
+            return [number, name, [], None, engine.state.index_digest(name)]
         rels = declared.sources(engine)
         shares = declared.shares
         return [number, name, [self._file(number, rel) for rel in rels],
@@ -333,7 +334,7 @@ class _Rerun:
         self.selecting = selection is not None
         # the indexes checked by value whose value is another now (the commit checked out)
         self.revalued = {(number, name) for number, name, _, _, digest in data["indexes"]
-                         if digest is not None and self.engine(number).index_digest(name) != digest}
+                         if digest is not None and self.engine(number).state.index_digest(name) != digest}
         touched = self._touched(changed.keys()) | self.revalued
         self.affected = self._reading(changed.keys(), touched) if changed or touched else []
         for position in self.affected:  # what the checks act on must be of the recorded shape
@@ -372,7 +373,7 @@ class _Rerun:
             (number, name) for number, name, sources, *_ in self.data["indexes"]
             if selection.index_touched(self.engine(number), name, sources=[self.files[n][1] for n in sources])
         }
-        whole = {number for number in self.selection if self.engine(number).settings_rel() in self.selection[number]}
+        whole = {number for number in self.selection if self.engine(number).discovery.settings_rel() in self.selection[number]}
         stale = set(self.affected)
         chosen = set(self._reading(numbers, self.selection_touched))
         self.reported = [position for position, task in enumerate(self.tasks)
@@ -435,7 +436,7 @@ class _Rerun:
             if (engine_number, name) not in needed or shares is None:
                 continue
             engine = self.engine(engine_number)
-            declared = engine.indexes.get(name)
+            declared = engine.state.indexes.get(name)
             if declared is None or declared.shares is None:
                 continue
             shared = declared.shares
@@ -449,7 +450,7 @@ class _Rerun:
         engine_number, file_number, kinds = self.tasks[position][:3]
         engine = self.engine(engine_number)
         with dependencies.recording() as recorded:
-            found = engine.check_file(self.files[file_number][1], engine.kinds_named(self.names[kinds]))
+            found = engine.check_file(self.files[file_number][1], engine.discovery.kinds_named(self.names[kinds]))
         return found, recorded
 
     def _record(self, found: dict[int, tuple[list[Diagnostic], dependencies.Recorder]]) -> None:
@@ -468,7 +469,7 @@ class _Rerun:
             files[number][3:] = signature or _MISSING
         for row in self.data["indexes"]:
             if (row[0], row[1]) in self.revalued:
-                row[4] = self.engine(row[0]).index_digest(row[1])
+                row[4] = self.engine(row[0]).state.index_digest(row[1])
         numbers = {(row[0], row[1]): number for number, row in enumerate(files)}
         roots = [root.rstrip(os.sep) + os.sep for root, _ in self.data["roots"]]
         for position, (diagnostics, recorded) in found.items():
@@ -512,11 +513,11 @@ class _Rerun:
 def _without_cache(engine: Engine) -> Iterator[None]:
     """The engine with its result cache off (a partial re-run goes by the record), then back on
     and with what it worked out forgotten, for a usual run after it."""
-    engine.caching = False
+    engine.state.caching = False
     try:
         yield
     finally:
-        engine.caching = True
+        engine.state.caching = True
         engine.forget()
 
 

@@ -77,15 +77,47 @@ class Changes:
         key = (id(engine), name)
         if key not in self._touched:
             earlier = None if self._earlier is None else functools.partial(self._earlier, engine)
-            self._touched[key] = engine.index_touched(name, self.paths(engine), sources, earlier)
+            self._touched[key] = index_touched(engine, name, self.paths(engine), sources, earlier)
         return self._touched[key]
 
     def read_by(self, task: Task) -> bool | None:
         """Whether the last check of the task read a changed path or consulted a changed index;
         None if that is not known."""
         engine = task.engine
-        cache = cast("ResultCache", engine.cache)  # a run that selects by changes has one (CheckRun)
+        cache = cast("ResultCache", engine.state.cache)  # a run that selects by changes has one (CheckRun)
         return cache.depends_on(task.rel, self.paths(engine), lambda name: self.index_touched(engine, name))
+
+
+def index_touched(engine: Engine, name: str, changed: set[str], sources: list[str] | None = None,
+                  earlier: Callable[[list[str]], dict[str, str | None]] | None = None) -> bool:
+    """Whether the ``changed`` paths may have changed the run-wide index ``name``: one of them
+    is one of the files it is built from now (``sources``, when known already), or a path its
+    kind claims by its include or sniff globs (it may have been one: deleted, or its head no
+    longer claimed).
+
+    ``earlier(rels)`` (``{rel: the text it had before, None when there was no such file}``,
+    without the paths it cannot tell of) makes an index built from one share per file exact:
+    it counts as changed only when a changed path's share then and now differ (an edit below a
+    memory's front matter changes no id and no link)."""
+    declared = engine.state.indexes.get(name)
+    if declared is None or declared.sources is None or not changed:
+        return False
+    kind = declared.kind
+    files = set(declared.sources(engine) if sources is None else sources)
+    candidates = [rel for rel in changed if rel in files or engine.discovery.path_claimed_by(kind, rel)]
+    shares = declared.shares
+    if not candidates or earlier is None or shares is None or shares.share_of_text is None:
+        return bool(candidates)
+    texts = earlier(candidates)
+    for rel in candidates:
+        if rel not in texts:
+            return True  # what it held before cannot be told
+        before = texts[rel]
+        then = None if before is None or not engine.discovery.claims_text(kind, rel, before) else shares.share_of_text(rel, before)
+        now = shares.share(engine, rel) if any(claimed.name == kind for claimed in engine.kinds_for(rel)) else None
+        if then != now:
+            return True
+    return False
 
 
 def affected(tasks: list[Task], changes: Changes) -> tuple[list[Task], list[Task]]:
@@ -96,7 +128,7 @@ def affected(tasks: list[Task], changes: Changes) -> tuple[list[Task], list[Task
         if not task.kinds:
             continue
         paths = changes.paths(task.engine)
-        if task.rel in paths or task.engine.settings_rel() in paths:
+        if task.rel in paths or task.engine.discovery.settings_rel() in paths:
             certain.append(task)
             continue
         depends = changes.read_by(task)

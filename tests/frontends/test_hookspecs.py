@@ -11,6 +11,7 @@ from pytest_citations.engine import Engine, load_plugins
 from pytest_citations.frontends.cli import main
 from pytest_citations.hookspecs import plugin_manager
 from pytest_citations.rules import Rule, RuleDeclaration
+from pytest_citations.run.selection import index_touched
 
 
 @pytest.fixture
@@ -227,7 +228,7 @@ def test_a_plugin_declares_a_run_wide_index_for_its_kind(repo, tmp_path):
 
     def check() -> list[tuple[str, str]]:
         engine = Engine.load(repo, manager=manager)
-        engine.enable_cache(tmp_path / "cache")
+        engine.state.enable_cache(tmp_path / "cache")
         found = [(d.path, d.message) for d in engine.check([repo]).diagnostics]
         engine.save_cache()
         return found
@@ -235,7 +236,7 @@ def test_a_plugin_declares_a_run_wide_index_for_its_kind(repo, tmp_path):
     assert check() == [("a.tags.md", "tag blue is not defined")]
     (repo / "b.tags.md").write_text("define: red\ndefine: blue\n")
     assert check() == []
-    assert Engine.load(repo, manager=manager).index_touched("tags.defined", {"b.tags.md"})
+    assert index_touched(Engine.load(repo, manager=manager), "tags.defined", {"b.tags.md"})
 
 
 def test_a_rule_is_given_only_the_units_it_declares(repo):

@@ -339,12 +339,12 @@ def planted_cache(base: Path) -> tuple[Path, dict]:
     """Where the plugin keeps the cache of ``base``, and a valid cache document whose one entry
     (beta's, keyed by beta's real hash) holds a tampered failure: used only if the document is."""
     engine = Engine.load(base)
-    engine.enable_cache(base / CACHE_FOLDER)  # as the plugin does, with pytest's folder
-    path, key = engine.cache.path, engine.cache.key
+    engine.state.enable_cache(base / CACHE_FOLDER)  # as the plugin does, with pytest's folder
+    path, key = engine.state.cache.path, engine.state.cache.key
     entry = {
         "kinds": ["memories"],
         "paths": [BETA],
-        "digest": engine.cache.paths_digest([BETA]),  # of beta's real hash
+        "digest": engine.state.cache.paths_digest([BETA]),  # of beta's real hash
         "indexes": {},
         "diagnostics": [tampered_row(BETA, "TAMPERED beta")],
         "seen": int(time.time() // 86400),

@@ -13,7 +13,7 @@ import pytest
 from conftest import PROJECT
 from pytest_citations.engine import Engine
 from pytest_citations.frontends.cli import main
-from pytest_citations.run.selection import in_shard, parse_shard, shard_of
+from pytest_citations.run.selection import in_shard, index_touched, parse_shard, shard_of
 
 MEMORIES = ".serena/memories"
 
@@ -162,8 +162,8 @@ def test_since_checks_the_datasets_citing_a_changed_corpus(tmp_path, capsys):
 ])
 def test_which_changes_touch_the_memory_index(repo, changed, touched):
     engine = Engine.load(repo)
-    assert engine.index_touched("memories.index", changed) is touched
-    assert engine.index_touched("git.head", changed) is False  # built from no file of the work tree
+    assert index_touched(engine, "memories.index", changed) is touched
+    assert index_touched(engine, "git.head", changed) is False  # built from no file of the work tree
 
 
 def test_since_counts_a_deleted_cited_file(repo, capsys):
@@ -322,7 +322,7 @@ def test_the_memory_index_compares_shares_then_and_now(repo, changed, before, to
             return {}
         return {rel: (repo / rel).read_text() if before == "same" else before for rel in rels}
 
-    assert engine.index_touched("memories.index", changed, earlier=earlier) is touched
+    assert index_touched(engine, "memories.index", changed, earlier=earlier) is touched
 
 
 def test_files_at_a_commit_come_from_one_batch(repo):

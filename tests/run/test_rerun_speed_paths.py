@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from pytest_citations import engine as engine_module
+from pytest_citations import discovery as discovery_module
 from pytest_citations.core import globs, sources
 from pytest_citations.engine import Engine
 from pytest_citations.run import cache as cache_module
@@ -238,8 +238,8 @@ def test_a_run_walks_the_tree_once(tmp_path, monkeypatch):
     root = _memories_repo(tmp_path)
     engine = Engine.load(root)
     walks = []
-    real_walk = engine_module._walk
-    monkeypatch.setattr(engine_module, "_walk", lambda *args, **kwargs: walks.append(args) or real_walk(*args, **kwargs))
+    real_walk = discovery_module._walk
+    monkeypatch.setattr(discovery_module, "_walk", lambda *args, **kwargs: walks.append(args) or real_walk(*args, **kwargs))
     first = list(engine.discover([root]))
     again = list(engine.discover([root]))  # as a run-wide index does
     assert first == again and len(walks) == 1
@@ -301,7 +301,7 @@ def test_a_damaged_claim_memo_is_not_trusted(tmp_path, damaged):
     root = _memories_repo(tmp_path / "repo")
     folder = tmp_path / "cache"
     engine = Engine.load(root)
-    engine.enable_cache(folder)
+    engine.state.enable_cache(folder)
     claimed = {rel: kinds for rel, kinds in engine.discover([root])}
     engine.save_cache()
     (path,) = folder.glob("results-*.json")
@@ -310,7 +310,7 @@ def test_a_damaged_claim_memo_is_not_trusted(tmp_path, damaged):
         entry["memo"]["claim"] = damaged
     cache_module.write_document(path, data)  # (damaged, yet authenticated: its shape is what is tested)
     again = Engine.load(root)
-    again.enable_cache(folder)
+    again.state.enable_cache(folder)
     assert {rel: tuple(k.name for k in kinds) for rel, kinds in again.discover([root])} == {
         rel: tuple(k.name for k in kinds) for rel, kinds in claimed.items()
     }

@@ -92,7 +92,7 @@ def _fills_window(head: str) -> bool:
     """Whether ``head`` may be only the start of its file: it fills the engine's sniff window
     (``SNIFF_BYTES`` of UTF-8, its last character perhaps cut and replaced by U+FFFD). A character
     takes at most four bytes, so a head of under a quarter of the window is never encoded."""
-    from pytest_citations.engine import SNIFF_BYTES
+    from pytest_citations.discovery import SNIFF_BYTES
 
     if len(head) >= SNIFF_BYTES:
         return True

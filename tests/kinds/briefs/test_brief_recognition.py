@@ -12,7 +12,8 @@ import json
 import pytest
 
 from frontends import from_cli, from_engine, from_pytest
-from pytest_citations.engine import SNIFF_BYTES, Engine
+from pytest_citations.discovery import SNIFF_BYTES
+from pytest_citations.engine import Engine
 from pytest_citations.frontends.cli import main
 from pytest_citations.kinds.briefs import model as briefs
 

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import PROJECT, TESTS
-from pytest_citations.engine import SNIFF_BYTES
+from pytest_citations.discovery import SNIFF_BYTES
 from pytest_citations.kinds.briefs import model as briefs
 
 REALDATA = Path("/work/shared/realdata")

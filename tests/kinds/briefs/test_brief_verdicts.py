@@ -15,7 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import PROJECT, TESTS
-from pytest_citations.engine import SNIFF_BYTES, Engine
+from pytest_citations.discovery import SNIFF_BYTES
+from pytest_citations.engine import Engine
 from pytest_citations.frontends.cli import main
 from pytest_citations.kinds.briefs import model as briefs
 from pytest_citations.kinds.briefs import source_registry as registry

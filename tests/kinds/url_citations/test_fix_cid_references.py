@@ -165,9 +165,9 @@ def test_a_later_process_finds_the_cached_result_of_a_check_that_consulted_the_s
     _check(capsys, root, "--cache-dir", str(cache))
     probe = (
         "import sys; from pathlib import Path; from pytest_citations.engine import Engine\n"
-        "engine = Engine.load(Path(sys.argv[1])); engine.enable_cache(Path(sys.argv[2]))\n"
+        "engine = Engine.load(Path(sys.argv[1])); engine.state.enable_cache(Path(sys.argv[2]))\n"
         "kinds = [kind.name for kind in engine.kinds_for(sys.argv[3])]\n"
-        "print(engine.cache.lookup(sys.argv[3], kinds, engine.index_digest) is not None)\n"
+        "print(engine.state.cache.lookup(sys.argv[3], kinds, engine.state.index_digest) is not None)\n"
     )
     done = subprocess.run([sys.executable, "-c", probe, str(root), str(cache), CITATIONS], capture_output=True,
                           text=True, env={**os.environ, "PYTHONPATH": str(PROJECT)})
