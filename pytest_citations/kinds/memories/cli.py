@@ -16,9 +16,16 @@ reference) first fixes the memories as ``citations check --fix`` does, and recor
 (``verified`` stamps, ``confidence``, ``last_verified``) only with ``--refresh-verified``; the files
 it writes are listed on standard error.
 
-Exit status: 0 when every citation is valid (or there is none), 1 when one is stale, 2 for an error.
-The verification itself is :func:`pytest_citations.kinds.memories.verification.verify_citation`, shared
-with the M2xx rules; this module only finds the files and prints the results.
+Exit status: 0 when every citation is valid (or there is none), 1 when one is stale, 2 for an error
+(with ``verify-all``: a memory whose verification raised, named on standard error; the others are
+still reported).
+
+The memories and their verdicts come from the engine, as ``citations check`` gets them: the
+memories kind reads each file and the engine's rule runner runs the verification rules (M206-M211)
+on it, so the two commands reach one verdict on every citation, and a rule or reader that raises
+is contained. Verification reads no settings, as the reference reads none (only the fixes of
+``--fix`` do): its engine is rooted at ``--repo-root``, with the default settings. This module finds
+the files and prints the results.
 """
 
 from __future__ import annotations
@@ -175,29 +182,19 @@ def invalid_reason(citation) -> str:
     return "Invalid citation: a field has the wrong type"
 
 
-def verify_memory(memory, root: Path, read_lines) -> VerificationResult:
-    """Verify every citation of a memory with the spec's algorithm (shared with the M2xx rules)."""
+def result_of(memory, verdicts) -> VerificationResult:
+    """The spec's result for a memory from the verdict on each of its citations (None for a
+    citation whose fields have the wrong types: stale, with the reason naming the field)."""
     from pytest_citations.kinds.memories.memory import DEFAULT_CONFIDENCE
-    from pytest_citations.kinds.memories.verification import Verdict, verify_citation
 
     stale = []
     valid_count = 0
-    for citation in memory.citations:
-        if not citation.checkable:
-            verdict = Verdict(False, invalid_reason(citation))
-        else:
-            try:
-                verdict = verify_citation(root, citation, read_lines)
-            except (OSError, ValueError, RuntimeError):
-                # a path the OS refuses to look up (NUL byte, name too long, symlink loop): as
-                # Path.exists() in the reference, it is a file that is not there
-                verdict = Verdict(False, f"File not found: {citation.path}")
-        if verdict.valid:
+    for citation, verdict in zip(memory.citations, verdicts, strict=True):
+        if verdict is not None and verdict.valid:
             valid_count += 1
-        else:
-            stale.append(
-                StaleCitation(_plain(citation.path), _plain(citation.line), _plain(citation.snippet), verdict.reason or "")
-            )
+            continue
+        reason = invalid_reason(citation) if verdict is None else verdict.reason or ""
+        stale.append(StaleCitation(_plain(citation.path), _plain(citation.line), _plain(citation.snippet), reason))
     total = len(memory.citations)
     if total:
         confidence = valid_count / total
@@ -249,6 +246,17 @@ def print_result(result: VerificationResult) -> None:
         _say(f"    Reason: {stale.mismatch_reason}")
 
 
+def print_results(results: list[VerificationResult]) -> None:
+    """The human-readable form of ``verify-all``'s results, with the summary."""
+    for result in results:
+        print_result(result)
+        _say()
+    stale = sum(1 for result in results if not result.valid)
+    _say(f"Summary: {len(results) - stale}/{len(results)} memories valid")
+    if stale:
+        _say(f"  {stale} memory/memories have stale citations")
+
+
 def _error(message: str) -> int:
     print(f"Error: {message}", file=sys.stderr)
     return EXIT_ERROR
@@ -259,6 +267,11 @@ def _error(message: str) -> int:
 
 class ParseError(Exception):
     """A memory file that cannot be read or whose front matter is not valid YAML."""
+
+
+class InternalError(Exception):
+    """A memory whose verification raised (a bug): it is not verified. The message is the internal
+    error (C006) the rule runner reported."""
 
 
 def _folders(args: argparse.Namespace) -> tuple[Path, Path] | int:
@@ -307,21 +320,71 @@ def find_memory(memory_id: str, memories: Path, root: Path) -> Path | None:
     return None
 
 
-def read_memory_file(path: Path, root: Path):
-    """The :class:`Memory` in a file inside ``root``; :class:`ParseError` when it cannot be read."""
-    from pytest_citations.kinds.memories.memory import read_memory
+VERIFICATION_RULES = ("M206", "M207", "M208", "M209", "M210", "M211")  # the rules that verify citations
 
+
+def load_engine(root: Path):
+    """The engine that verifies the memories of ``root``, with the default settings: the command
+    reads no settings, as the reference reads none, and its root is ``--repo-root`` (the engine of
+    ``Engine.load`` takes the root of the settings or ``.git`` above it, or the current folder)."""
+    from pytest_citations.core.config import parse_config
+    from pytest_citations.engine import Engine, load_plugins
+
+    kinds, registry = load_plugins()
+    return Engine(parse_config({}, root, kinds, registry), kinds, registry)
+
+
+def checked_memory(engine, path: Path):
+    """The memory in the file ``path`` (inside the engine's root) as the memories kind reads it, and
+    the verdict on each of its citations (None where its fields have the wrong types) that the
+    verification rules reached when the engine's rule runner ran them on it, as ``citations check``
+    runs them. :class:`ParseError` when the file cannot be read or its front matter is not valid
+    YAML (or its reader raised); :class:`InternalError` when a verification rule raised."""
+    from pytest_citations.contexts import FileContext, RuleContext
+    from pytest_citations.core.suppressions import INTERNAL_ERROR
+    from pytest_citations.kinds.memories.memory import Memory
+    from pytest_citations.kinds.memories.model import KIND
+    from pytest_citations.kinds.memories.verification import verdicts
+
+    source = _memory_source(engine, path)
+    # (read by the path it resolves to: its stem is the id of a memory that names none)
+    ctx = FileContext(engine, source.rel, KIND, source)
+    rules = [item for item in engine.runner.registry.for_kind(KIND.name, "record") if item.code in VERIFICATION_RULES]
+    memory, crash = None, None
+    for unit, diagnostic in engine.runner.checked_units(ctx, rules):
+        if isinstance(unit, Memory):
+            memory = unit
+        if diagnostic is not None and diagnostic.code == INTERNAL_ERROR and crash is None:
+            crash = diagnostic.message
+    if memory is None:  # the kind's reader raised
+        raise ParseError(_reader_error(crash or ""))
+    _refuse_unparsed(memory)
+    if crash is not None:
+        raise InternalError(crash)
+    return memory, verdicts(memory, RuleContext(ctx, {}))  # the verdicts the rules reached, kept on the memory
+
+
+def _memory_source(engine, path: Path) -> sources.Source:
+    """The text of the memory file ``path``; :class:`ParseError` when it cannot be read."""
     try:
-        source = sources.read_source(root, path.absolute())
+        return sources.read_source(engine.config.root, path.absolute(), engine.config.max_file_size)
     except sources.SourceError as error:
         raise ParseError(error.message) from None
     except (OSError, ValueError, RuntimeError) as error:
         raise ParseError(str(error)) from None
-    try:
-        memory = read_memory(source.rel, source.text)
-    except Exception as error:  # the YAML reader raised instead of reporting a problem
-        detail = " ".join(str(error).split())
-        raise ParseError(f"{type(error).__name__}: {detail}" if detail else type(error).__name__) from None
+
+
+def _reader_error(crash: str) -> str:
+    """What the memories kind's reader raised (``ValueError: ...``, on one line), from the internal
+    error the rule runner reported of the kind."""
+    from pytest_citations.kinds.memories.model import KIND
+
+    return " ".join(crash.removeprefix(f"internal error in kind {KIND.name}: ").split())
+
+
+def _refuse_unparsed(memory) -> None:
+    """:class:`ParseError` for a memory whose front matter is not valid YAML, or whose
+    ``citations`` is not a list."""
     front_matter = memory.front_matter
     for problem in front_matter.problems if front_matter else ():
         if problem.kind == "syntax":
@@ -329,13 +392,6 @@ def read_memory_file(path: Path, root: Path):
     citations = memory.field("citations")
     if citations is not None and citations.value is not None and not isinstance(citations.value, list):
         raise ParseError(f"citations must be a list, not {_a(_plain(citations.value))} (line {citations.line})")
-    return memory
-
-
-def _reader(root: Path):
-    from pytest_citations.kinds.memories.verification import cited_lines_reader
-
-    return cited_lines_reader(root, sources.DEFAULT_MAX_FILE_SIZE, {})
 
 
 # -- the commands -------------------------------------------------------------------------------------
@@ -351,16 +407,18 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if path is None:
         return _error(f"Memory not found: {args.memory_id}. Searched: {args.memory_id}, {memories / f'{args.memory_id}.md'}")
     try:
-        memory = read_memory_file(path, root)
+        memory, verdicts = checked_memory(load_engine(root), path)
     except ParseError as error:
         return _error(f"Cannot parse {path}: {error}")
+    except InternalError as error:
+        return _error(f"Cannot verify {path}: {error}")
     if not memory.citations:
         if args.json:
             _say_json({"memory_id": memory.id, "valid": True, "total_citations": 0})
         else:
             _say(f"[PASS] {memory.id}: No citations to verify")
         return EXIT_VALID
-    result = verify_memory(memory, root, _reader(root))
+    result = result_of(memory, verdicts)
     if args.json:
         _say_json(result.to_dict(), indent=2)
     else:
@@ -368,20 +426,26 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return EXIT_VALID if result.valid else EXIT_STALE
 
 
-def verify_all(memories: Path, root: Path) -> list[VerificationResult]:
-    """The results of every memory with citations under ``memories``, in path order; files that
-    cannot be parsed are skipped with a warning on standard error."""
-    read_lines = _reader(root)
+def verify_all(memories: Path, root: Path) -> tuple[list[VerificationResult], int]:
+    """The results of every memory with citations under ``memories``, in path order, and how many
+    memories were not verified because their verification raised; those, and the files that cannot
+    be parsed, are skipped with a warning on standard error."""
+    engine = load_engine(root)
     results = []
+    failed = 0
     for path in sorted(memories.glob("**/*.md")):
         try:
-            memory = read_memory_file(path, root)
+            memory, verdicts = checked_memory(engine, path)
         except ParseError as error:
             print(f"Warning: Failed to parse {path}: {error}", file=sys.stderr)
             continue
+        except InternalError as error:
+            print(f"Warning: Failed to verify {path}: {error}", file=sys.stderr)
+            failed += 1
+            continue
         if memory.citations:
-            results.append(verify_memory(memory, root, read_lines))
-    return results
+            results.append(result_of(memory, verdicts))
+    return results, failed
 
 
 def fix_all(memories: Path, root: Path, refresh: bool) -> int | None:
@@ -427,18 +491,14 @@ def cmd_verify_all(args: argparse.Namespace) -> int:
         failed = fix_all(memories, root, args.refresh_verified)
         if failed is not None:
             return failed
-    results = verify_all(memories, root)
+    results, failed = verify_all(memories, root)
     if args.json:
         _say_json([result.to_dict() for result in results], indent=2)
+    elif not results:
+        _say("No memories with citations found.")
     else:
-        if not results:
-            _say("No memories with citations found.")
-            return EXIT_VALID
-        for result in results:
-            print_result(result)
-            _say()
-        stale = sum(1 for result in results if not result.valid)
-        _say(f"Summary: {len(results) - stale}/{len(results)} memories valid")
-        if stale:
-            _say(f"  {stale} memory/memories have stale citations")
+        print_results(results)
+    if failed:
+        return EXIT_ERROR
     return EXIT_STALE if any(not result.valid for result in results) else EXIT_VALID
+

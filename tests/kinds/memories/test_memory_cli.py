@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -381,15 +382,12 @@ def test_unusual_paths_do_not_crash(tmp_path, capsys):
 
 
 def test_confidence_without_citations_is_the_memory_own():
-    from pytest_citations.kinds.memories.cli import verify_memory
+    from pytest_citations.kinds.memories.cli import result_of
     from pytest_citations.kinds.memories.memory import read_memory
 
-    def reader(rel):
-        raise AssertionError("nothing to read")
-
-    own = verify_memory(read_memory("a.md", "---\nconfidence: 0.8\n---\n"), Path("."), reader)
+    own = result_of(read_memory("a.md", "---\nconfidence: 0.8\n---\n"), [])
     assert (own.valid, own.total_citations, own.confidence) == (True, 0, 0.8)
-    assert verify_memory(read_memory("a.md", "# none\n"), Path("."), reader).confidence == 0.5
+    assert result_of(read_memory("a.md", "# none\n"), []).confidence == 0.5
 
 
 def test_usage_errors_exit_2(capsys):
@@ -475,3 +473,100 @@ def test_refresh_verified_without_fix_is_an_error(tmp_path, capsys):
     assert (code, out) == (2, "")
     assert err == "Error: --refresh-verified records verification while fixing: add --fix\n"
     assert memory.read_bytes() == before
+
+
+# -- one verdict with `citations check`, and a crash contained -------------------------------------------------------
+
+VERIFICATION = ("M206", "M207", "M208", "M209", "M210", "M211")
+CHECK_SUFFIX = re.compile(r" \((moved to line \d+|found at lines [\d, ]+: update line by hand)\)$")
+
+
+def test_verify_all_and_check_agree_on_which_citations_are_stale(tmp_path, capsys):
+    (tmp_path / "outside.py").write_text(SOURCE)
+    stale = {
+        "traversal.md": "  - path: ../outside.py\n",
+        "gone.md": "  - path: src/gone.py\n    line: 3\n",
+        "binary.md": "  - path: assets/logo.bin\n    line: 1\n",
+        "zero.md": "  - path: src/auth.py\n    line: 0\n",
+        "past-end.md": "  - path: src/auth.py\n    line: 4\n",
+        "moved.md": "  - path: src/auth.py\n    line: 1\n    snippet: return token\n",
+        "twice.md": "  - path: src/twice.py\n    line: 1\n    snippet: pass\n",
+        "typed.md": '  - path: src/auth.py\n    line: "2"\n',
+    }
+    root = make_repo(
+        tmp_path / "repo",
+        {"auth.md": VALID, **{name: memory("  - path: src/auth.py\n    line: 2\n" + cited) for name, cited in stale.items()}},
+        {"assets/logo.bin": b"\x89PNG\r\n\x1a\n", "src/twice.py": "x = 1\npass\npass\n",
+         "pyproject.toml": "[tool.citations]\n"},
+    )
+    assert main(["check", str(root), "--no-cache", "--format", "json"]) == 1
+    found = json.loads(capsys.readouterr().out)["diagnostics"]
+    from_check = sorted(
+        (Path(d["path"]).stem, CHECK_SUFFIX.sub("", d["message"])) for d in found if d["code"] in VERIFICATION
+    )
+    assert main(["memory", "verify-all", "--repo-root", str(root), "--json"]) == 1
+    from_verify_all = sorted(
+        (result["memory_id"], item["mismatch_reason"])
+        for result in json.loads(capsys.readouterr().out)
+        for item in result["stale_citations"]
+        if not item["mismatch_reason"].startswith("Invalid citation")  # the schema rule's (M205), not a verdict
+    )
+    assert from_verify_all == from_check
+    assert {stem for stem, _ in from_check} == {Path(name).stem for name in stale} - {"typed"}
+
+
+@pytest.fixture
+def crashing_rule(monkeypatch):
+    """Verification that raises on a citation of ``src/crash.py``, as a bug in a rule would."""
+    import importlib
+
+    # the module as the engine imports it (an in-process pytest run may have left a stale copy)
+    verification = importlib.import_module("pytest_citations.kinds.memories.verification")
+    real = verification.verify_citation
+
+    def verify(root, citation, *args, **kwargs):
+        if citation.path == "src/crash.py":
+            raise TypeError("boom")
+        return real(root, citation, *args, **kwargs)
+
+    monkeypatch.setattr(verification, "verify_citation", verify)
+
+
+CRASH = "internal error in rule M206 (citation-path-traversal): TypeError: boom"
+
+
+@pytest.mark.parametrize("flags", [[], ["--json"]], ids=["text", "json"])
+def test_a_rule_that_raises_during_verify_all_is_contained(tmp_path, capsys, crashing_rule, flags):
+    root = make_repo(tmp_path, {"auth.md": VALID, "crash.md": memory("  - path: src/crash.py\n")})
+    code, out, err = run(capsys, "verify-all", "--repo-root", root, *flags)
+    assert code == 2  # an error: a memory was not verified
+    assert err == f"Warning: Failed to verify {root.resolve() / MEMORIES / 'crash.md'}: {CRASH}\n"
+    if flags:
+        assert json.loads(out) == [VALID_OBJECT]
+    else:
+        assert out == ONE_RESULT + "\nSummary: 1/1 memories valid\n"
+
+
+def test_a_rule_that_raises_during_verify_is_an_error(tmp_path, capsys, crashing_rule):
+    root = make_repo(tmp_path, {"crash.md": memory("  - path: src/crash.py\n")})
+    assert run(capsys, "verify", "crash", "--repo-root", root) == (
+        2, "", f"Error: Cannot verify {root.resolve() / MEMORIES / 'crash.md'}: {CRASH}\n"
+    )
+
+
+def test_a_front_matter_reader_that_raises_is_a_parse_warning(tmp_path, capsys, monkeypatch):
+    import importlib
+
+    frontmatter = importlib.import_module("pytest_citations.core.frontmatter")
+    real = frontmatter.parse
+
+    def parse(text, *args, **kwargs):
+        if "explode" in text:
+            raise ValueError("cannot\n  read this")
+        return real(text, *args, **kwargs)
+
+    monkeypatch.setattr(frontmatter, "parse", parse)
+    root = make_repo(tmp_path, {"auth.md": VALID, "odd.md": "---\nid: explode\n---\n"})
+    code, out, err = run(capsys, "verify-all", "--repo-root", root)
+    assert (code, out) == (0, ONE_RESULT + "\nSummary: 1/1 memories valid\n")
+    assert err == f"Warning: Failed to parse {root.resolve() / MEMORIES / 'odd.md'}: ValueError: cannot read this\n"
