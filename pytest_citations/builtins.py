@@ -4,15 +4,19 @@ adding a kind edits no list: a package ``kinds/<kind>/`` exposes its kind as ``K
 its run-wide indexes in ``model.py`` (declared there, or imported there from the module that
 declares them). The core rules (C0xx) are in :mod:`pytest_citations.rules.core`.
 
-The kinds' rules are registered from ``rule_catalog.json``, a record of what each rule declares
-(:class:`~pytest_citations.rules.RuleDeclaration`), so that a run imports the rule modules of the
-kinds it checks only. The catalog is written from the rule modules by :func:`write_catalog`, and
-a test fails when it no longer matches them.
+The kinds, their rules and their run-wide indexes are registered from ``catalog.json``, a record
+of what each declares, so that a run imports only the modules of the kinds it has files of: a kind
+(:class:`CataloguedKind`) holds what claims files by path and what settings validate, and imports
+its ``model.py`` when a file is sniffed or read; a rule (:class:`~pytest_citations.rules.RuleDeclaration`)
+imports its module when it runs or is shown; an index imports its kind's model when it is built.
+The catalog is written from the packages by :func:`write_catalog` (``python -m
+pytest_citations.builtins``), and a test fails when it no longer matches them.
 """
 
 from __future__ import annotations
 
 import builtins
+import functools
 import importlib
 import json
 import pkgutil
@@ -22,9 +26,9 @@ from typing import Any
 from pytest_citations import kinds
 from pytest_citations.core.diagnostics import Severity
 from pytest_citations.rules import Option, Rule, RuleDeclaration, core, rules_in_module
-from pytest_citations.run.dependencies import RunWideIndex
+from pytest_citations.run.dependencies import IndexDeclaration, RunWideIndex
 
-CATALOG = Path(__file__).resolve().parent / "rule_catalog.json"
+CATALOG = Path(__file__).resolve().parent / "catalog.json"
 _TYPES = {kind.__name__: kind for kind in (bool, dict, float, int, list, str)}  # what an option may hold
 
 
@@ -32,27 +36,74 @@ def _kind_packages() -> list[str]:
     return [info.name for info in pkgutil.iter_modules(kinds.__path__, prefix=f"{kinds.__name__}.") if info.ispkg]
 
 
+@functools.cache
+def _catalog() -> dict[str, Any]:
+    return json.loads(CATALOG.read_text(encoding="utf-8"))
+
+
 def builtin_kinds() -> list[Any]:
-    return [importlib.import_module(f"{package}.model").KIND for package in _kind_packages()]
+    """The kinds as the catalog declares them."""
+    return [CataloguedKind(entry) for entry in _catalog()["kinds"]]
 
 
 def builtin_rules() -> list[Rule | RuleDeclaration]:
     """The core rules, and the kinds' rules as the catalog declares them."""
-    catalogued = json.loads(CATALOG.read_text(encoding="utf-8"))
-    return [*rules_in_module(core), *(_declaration(entry) for entry in catalogued)]
+    return [*rules_in_module(core), *(_declaration(entry) for entry in _catalog()["rules"])]
 
 
-def builtin_indexes() -> list[RunWideIndex]:
-    """The run-wide indexes the kind packages' ``model.py`` hold, each once."""
-    found: dict[int, RunWideIndex] = {}
-    for package in _kind_packages():
-        for value in vars(importlib.import_module(f"{package}.model")).values():
+def builtin_indexes() -> list[IndexDeclaration]:
+    """The run-wide indexes of the kinds as the catalog declares them."""
+    return [IndexDeclaration(entry["name"], entry["kind"], entry["module"]) for entry in _catalog()["indexes"]]
+
+
+class CataloguedKind:
+    """A built-in kind as the catalog declares it: its name, the globs that claim files, its
+    settings. Anything else (``sniff``, ``units``...) is the kind's own, from its ``model.py``,
+    imported on first use. It equals that kind."""
+
+    def __init__(self, entry: dict[str, Any]) -> None:
+        self.name: str = entry["name"]
+        self.include: tuple[str, ...] = tuple(entry["include"])
+        self.sniff_include: tuple[str, ...] = tuple(entry["sniff_include"])
+        self.by_content_only: tuple[str, ...] = tuple(entry["by_content_only"])
+        self.options: dict[str, Option] = {name: _option(value) for name, value in entry["options"].items()}
+        self._module: str = entry["module"]
+
+    def kind(self) -> Any:
+        """The kind itself (its model imported)."""
+        return importlib.import_module(self._module).KIND
+
+    def __getattr__(self, name: str) -> Any:  # asked only of what __init__ did not set
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.kind(), name)
+
+    def __eq__(self, other: object) -> bool:
+        return other is self or (getattr(other, "name", None) == self.name and other is self.kind())
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+    def __repr__(self) -> str:
+        return f"<kind {self.name}>"
+
+
+# -- the catalog ---------------------------------------------------------------------------------------
+
+
+def scanned_kinds() -> list[tuple[str, Any]]:
+    """(model module, kind) of every kind package."""
+    return [(f"{package}.model", importlib.import_module(f"{package}.model").KIND) for package in _kind_packages()]
+
+
+def scanned_indexes() -> list[tuple[str, RunWideIndex]]:
+    """(model module, index) of every run-wide index the kind packages' ``model.py`` hold, each once."""
+    found: dict[int, tuple[str, RunWideIndex]] = {}
+    for module, _ in scanned_kinds():
+        for value in vars(importlib.import_module(module)).values():
             if isinstance(value, RunWideIndex):
-                found.setdefault(id(value), value)
+                found.setdefault(id(value), (module, value))
     return list(found.values())
-
-
-# -- the catalog of the kinds' rules -----------------------------------------------------------------
 
 
 def scanned_rules() -> list[Rule]:
@@ -82,8 +133,22 @@ def catalog_of(rules: list[Rule]) -> list[dict[str, Any]]:
     ]
 
 
+def catalog() -> dict[str, Any]:
+    """What :func:`write_catalog` writes: the catalog of the kind packages as they are."""
+    return {
+        "kinds": [
+            {"name": kind.name, "module": module, "include": list(kind.include), "sniff_include": list(kind.sniff_include),
+             "by_content_only": list(getattr(kind, "by_content_only", ())),
+             "options": {name: _option_entry(option) for name, option in kind.options.items()}}
+            for module, kind in scanned_kinds()
+        ],
+        "indexes": [{"name": index.name, "kind": index.kind, "module": module} for module, index in scanned_indexes()],
+        "rules": catalog_of(scanned_rules()),
+    }
+
+
 def write_catalog() -> None:
-    CATALOG.write_text(json.dumps(catalog_of(scanned_rules()), indent=1) + "\n", encoding="utf-8")
+    CATALOG.write_text(json.dumps(catalog(), indent=1) + "\n", encoding="utf-8")
 
 
 def _declaration(entry: dict[str, Any]) -> RuleDeclaration:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from pytest_citations.core.diagnostics import Fix, Severity, quoted
-from pytest_citations.run.dependencies import RunWideIndex, RunWideIndexes
+from pytest_citations.run.dependencies import IndexDeclaration, RunWideIndex, RunWideIndexes
 
 CODE_PATTERN = re.compile(r"^[A-Z][0-9]{3}$")
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
@@ -201,7 +201,7 @@ class RuleRegistry:
     rule on first use (:meth:`get`, :meth:`for_kind`, iteration). :meth:`declared` answers what
     settings and selection ask without importing anything."""
 
-    def __init__(self, rules: Iterable[Rule | RuleDeclaration] = (), indexes: Iterable[RunWideIndex] = ()) -> None:
+    def __init__(self, rules: Iterable[Rule | RuleDeclaration] = (), indexes: Iterable[RunWideIndex | IndexDeclaration] = ()) -> None:
         self.indexes = RunWideIndexes(indexes)
         self._by_code: dict[str, Rule | RuleDeclaration] = {}
         self._by_name: dict[str, str] = {}  # name -> code

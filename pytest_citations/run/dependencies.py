@@ -144,22 +144,49 @@ class RunWideIndex:
         return engine.index(self.name, lambda: self.build(engine))
 
 
+@dataclass(frozen=True)
+class IndexDeclaration:
+    """A run-wide index as a catalog declares it: its name, its kind, and the module that holds it
+    (imported when the index is first asked for)."""
+
+    name: str
+    kind: str
+    module: str
+
+
 class RunWideIndexes:
     """The run-wide indexes the plugins declared, by name; a name declared twice is a programming
-    error, raised at start-up."""
+    error, raised at start-up. A declaration from a catalog becomes its index on first use."""
 
-    def __init__(self, indexes: Iterable[RunWideIndex] = ()) -> None:
-        self._by_name: dict[str, RunWideIndex] = {}
+    def __init__(self, indexes: Iterable[RunWideIndex | IndexDeclaration] = ()) -> None:
+        self._by_name: dict[str, RunWideIndex | IndexDeclaration] = {}
         for index in indexes:
             if index.name in self._by_name:
                 raise ValueError(f"run-wide index {index.name} is declared twice")
             self._by_name[index.name] = index
 
     def __iter__(self) -> Iterator[RunWideIndex]:
-        return iter(self._by_name.values())
+        return iter([self._loaded(index) for index in list(self._by_name.values())])
+
+    def of_kinds(self, kinds: set[str]) -> list[RunWideIndex]:
+        """The indexes that checks of these kinds consult (no other kind's module imported)."""
+        return [self._loaded(index) for index in list(self._by_name.values()) if index.kind in kinds]
 
     def get(self, name: str) -> RunWideIndex | None:
-        return self._by_name.get(name)
+        index = self._by_name.get(name)
+        return None if index is None else self._loaded(index)
+
+    def _loaded(self, index: RunWideIndex | IndexDeclaration) -> RunWideIndex:
+        if isinstance(index, RunWideIndex):
+            return index
+        import importlib
+
+        found = {value.name: value for value in vars(importlib.import_module(index.module)).values()
+                 if isinstance(value, RunWideIndex)}
+        if index.name not in found:
+            raise ValueError(f"run-wide index {index.name} is catalogued in {index.module}, which does not hold it")
+        self._by_name[index.name] = found[index.name]
+        return found[index.name]
 
 
 def run_index(name: str, kind: str, sources: Callable[[Any], list[str]] | None = None,

@@ -146,7 +146,8 @@ def _needed_indexes(tasks: list[Task]) -> list[tuple[Any, RunWideIndex]]:
     """(engine, run-wide index) for every index a kind of the tasks uses, once each. The engines
     of a run share the indexes of one registry (a nested root's engine gets its parent's)."""
     kinds = {(id(task.engine), kind.name): task.engine for task in tasks for kind in task.kinds}
-    declared = {index.name: index for engine in kinds.values() for index in engine.state.indexes}
+    names = {kind_name for _, kind_name in kinds}
+    declared = {index.name: index for engine in kinds.values() for index in engine.state.indexes.of_kinds(names)}
     return [
         (engine, index)
         for index in declared.values()

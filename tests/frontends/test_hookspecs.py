@@ -286,18 +286,21 @@ def test_a_rule_is_given_only_the_units_it_declares(repo):
     assert found == [("X970", 1), ("X970", 3)]
 
 
-def test_the_rule_catalog_matches_the_rule_modules():
-    """The kinds' rules are registered from ``rule_catalog.json`` and imported only when used; a
-    rule added, removed or changed without writing the catalog again would be wrong there.
-    ``python -c "from pytest_citations import builtins; builtins.write_catalog()"`` writes it."""
+def test_the_catalog_matches_the_kind_packages():
+    """The kinds, rules and run-wide indexes are registered from ``catalog.json`` and imported only
+    when used; one added, removed or changed without writing the catalog again would be wrong
+    there. ``python -m pytest_citations.builtins`` writes it."""
     from pytest_citations import builtins
 
-    scanned = builtins.scanned_rules()
-    assert json.loads(builtins.CATALOG.read_text(encoding="utf-8")) == builtins.catalog_of(scanned), (
-        "rule_catalog.json is out of date: write it again with builtins.write_catalog()")
+    assert json.loads(builtins.CATALOG.read_text(encoding="utf-8")) == builtins.catalog(), (
+        "catalog.json is out of date: write it again with python -m pytest_citations.builtins")
     declared = {item.code: item for item in builtins.builtin_rules()}
-    for item in scanned:
+    for item in builtins.scanned_rules():
         assert declared[item.code].options == item.options  # read back with the same types
+    catalogued = {kind.name: kind for kind in builtins.builtin_kinds()}
+    for _, kind in builtins.scanned_kinds():
+        assert catalogued[kind.name].options == kind.options
+        assert catalogued[kind.name] == kind and catalogued[kind.name].kind() is kind
 
 
 def test_a_catalogued_rule_is_the_one_its_module_declares():

@@ -93,6 +93,10 @@ def test_a_check_imports_the_rule_modules_of_its_kinds_only(repo):
     rule_modules = {name for name in result["imported_modules"] if name.endswith(("rules", "_rules")) and ".kinds." in name}
     assert "pytest_citations.kinds.memories.citation_rules" in rule_modules
     assert not {name for name in rule_modules if not name.endswith("parse_rules") and ".memories." not in name}
+    # the kinds that claim no Markdown file, not even by sniffing, are not imported at all
+    assert not {name for name in result["imported_modules"]
+                if name.startswith(("pytest_citations.kinds.ear_ids", "pytest_citations.kinds.url_citations",
+                                    "pytest_citations.kinds.claude_exchanges", "pytest_citations.kinds.synthesis"))}
 
 
 def test_a_warm_re_run_imports_no_rule_module(repo):

@@ -42,7 +42,7 @@ _CITATIONS_IN_FRONT_MATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n(?:(?!---[ \t]*
 
 def memory_files(engine) -> list[str]:
     """Every memory under the repository root, in the order of a walk."""
-    return [rel for rel, kinds in engine.discover([engine.config.root]) if KIND in kinds]
+    return [rel for rel, kinds in engine.discover([engine.config.root]) if any(kind.name == KIND.name for kind in kinds)]
 
 
 def _index_share(engine, rel: str) -> list | None:
