@@ -47,8 +47,12 @@ class Task:
 
 @dataclass
 class Report:
+    """The diagnostics of a run and the files it checked, paths from the repository root; the
+    paths outside every root (``outside``) as the command line named them."""
+
     diagnostics: list[Diagnostic]
     files: list[str]
+    outside: frozenset[str] = frozenset()
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -258,7 +262,8 @@ def run_task(task: Task, check_file=None) -> list[Diagnostic]:
 
 
 def report_of(tasks: list[Task], results: list[list[Diagnostic]]) -> Report:
-    return Report(sorted_diagnostics(d for found in results for d in found), [task.shown for task in tasks])
+    return Report(sorted_diagnostics(d for found in results for d in found), [task.shown for task in tasks],
+                  frozenset(task.shown for task in tasks if not task.kinds))
 
 
 

@@ -243,12 +243,17 @@ def run_check(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     for notice in outcome.notices:
         print(f"citations: {notice}", file=sys.stderr)
+    if args.diff or args.fix:
+        from pytest_citations.frontends.shown_paths import shown_path, working_folder
+
+        root, folder = outcome.engine.config.root, working_folder()
+        fixed = {shown_path(rel, root, folder): result for rel, result in outcome.fixed.items()}
     if args.diff:
-        return _show_diff(outcome.fixed)
+        return _show_diff(fixed)
     if args.fix and not (args.quiet or args.silent):
         from pytest_citations.run.fix import summary
 
-        sys.stderr.write(summary(outcome.fixed, args.refresh_verified))
+        sys.stderr.write(summary(fixed, args.refresh_verified))
     return _report(args, request, outcome)
 
 
@@ -315,7 +320,11 @@ def _report(args: argparse.Namespace, request: CheckRequest, outcome: CheckOutco
             return EXIT_USAGE
         return EXIT_CLEAN
 
+    from pytest_citations.frontends.shown_paths import FOR_PEOPLE, shown_report, working_folder
+
     output_format = args.format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
+    if output_format in FOR_PEOPLE:  # paths from where the command runs
+        report = shown_report(report, engine.config.root, working_folder())
     if args.statistics:
         text = statistics(report, output_format)
     else:

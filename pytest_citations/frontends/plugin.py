@@ -12,8 +12,7 @@ them; the rest (in folders ``norecursedirs`` skips, outside ``testpaths``, dangl
 collected after it, by :class:`CitationsRemainder`.
 
 Paths in the output are shown as pytest shows paths in tracebacks: relative to the directory
-pytest was started in. (``citations check`` shows them relative to the repository root, which is
-the same thing when both run from the root; in pytest mode one session may span several roots.)
+pytest was started in, as ``citations check`` shows them.
 """
 
 from __future__ import annotations
@@ -30,6 +29,7 @@ import pytest
 from pytest_citations.core.config import ConfigError, find_settings
 from pytest_citations.discovery import walk_files
 from pytest_citations.engine import Engine
+from pytest_citations.frontends.shown_paths import shown_from
 
 if TYPE_CHECKING:
     from typing import TypedDict
@@ -70,17 +70,6 @@ def _set_on_the_command_line(config: pytest.Config, name: str) -> bool:
     """Whether the ini option ``name`` was given with ``-o``/``--override-ini`` (or in
     ``PYTEST_ADDOPTS``), which the user wrote, rather than in a settings file of the checkout."""
     return any(entry.split("=", 1)[0].strip() == name for entry in config.getoption("override_ini") or ())
-
-
-def shown_from(path: Path, start: Path) -> str:
-    """``path`` relative to ``start`` (an absolute, normal path), with ``/`` between folders."""
-    text, below = str(path), str(start).rstrip(os.sep) + os.sep
-    if text.startswith(below) and os.path.normpath(text) == text:  # what relpath gives, sooner
-        return text[len(below):].replace(os.sep, "/")
-    try:
-        return Path(os.path.relpath(text, start)).as_posix()
-    except ValueError:  # another drive
-        return path.as_posix()
 
 
 class CitationsWarning(UserWarning):

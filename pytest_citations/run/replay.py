@@ -418,16 +418,17 @@ class _Rerun:
         """The report of the reported tasks: the diagnostics ``found`` again, the recorded ones of
         the others; and how many kept theirs."""
         rows = [row for position in self.reported if position not in found for row in self.tasks[position][4]]
-        if not self.selecting:  # paths outside every root are reported only when named, never selected
-            rows += self.data["outside"]
-        diagnostics = [diagnostic_from_json(row) for row in rows]
+        outside = [diagnostic_from_json(row) for row in self.data["outside"]] if not self.selecting else []
+        # (paths outside every root are reported only when named, never selected)
+        diagnostics = [diagnostic_from_json(row) for row in rows] + outside
         diagnostics += [d for found_here, _ in found.values() for d in found_here]
         if self.selecting:
             tasks = map(self.tasks.__getitem__, self.reported)
             shown = [self.prefixes[task[0]] + self.files[task[1]][1] for task in tasks]
         else:
             shown = _strings(self.data["shown"])
-        return Report(sorted_diagnostics(diagnostics), shown), len(self.reported) - len(found)
+        report = Report(sorted_diagnostics(diagnostics), shown, frozenset(d.path for d in outside))
+        return report, len(self.reported) - len(found)
 
     def _seed_indexes(self, needed: set[tuple[int, str]]) -> None:
         """Build the share-built indexes the checks will consult from the recorded shares, with

@@ -59,10 +59,12 @@ HOSTILE_NAMES = ("::error::root.md", "a ##[error]b.md", "nl\n::add-mask::secret.
 
 
 @pytest.fixture
-def hostile(tmp_path) -> Path:
-    """A checkout whose artifacts, cited file and file names carry workflow commands."""
+def hostile(tmp_path, monkeypatch) -> Path:
+    """A checkout whose artifacts, cited file and file names carry workflow commands, the folder
+    the command runs in (so that a file name starts a line of the text format)."""
     root = tmp_path / "repo"
     (root / "src").mkdir(parents=True)
+    monkeypatch.chdir(root)
     (root / "pyproject.toml").write_text('[tool.citations]\n[tool.citations.kinds.memories]\ninclude = ["*.md"]\n')
     (root / "src" / "a.py").write_text("def alpha():\n::error::in-a-cited-file\n")
     jsonl = root / "runs" / "r" / "citations" / "citations.jsonl"

@@ -20,9 +20,11 @@ SOLID = "research-runs/2026-02-13-solid-state-batteries/citations/citations.json
 
 
 @pytest.fixture
-def repo(tmp_path):
+def repo(tmp_path, monkeypatch):
+    """The example repository, the folder the command runs in (paths are shown from it)."""
     target = tmp_path / "example-repo"
     shutil.copytree(EXAMPLE, target)
+    monkeypatch.chdir(target)
     return target
 
 
@@ -201,7 +203,8 @@ def test_a_run_that_finds_no_artifact_says_so(tmp_path, capsys):
     assert capsys.readouterr().err == "citations: warning: no artifact files found under the given paths\n"
 
 
-def test_memory_findings_show_their_source_line(tmp_path, capsys):
+def test_memory_findings_show_their_source_line(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     memories = tmp_path / ".serena" / "memories"
     memories.mkdir(parents=True)
     (memories / "a.md").write_text("---\ncitations:\n  - path: src/gone.py\n---\n")

@@ -35,7 +35,8 @@ def fixed_clock(monkeypatch):
 
 
 @pytest.fixture
-def repo(tmp_path):
+def repo(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the command runs in the repository: the files it wrote are named from there
     (tmp_path / "pyproject.toml").write_text("[tool.citations]\n")
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "cache.py").write_text(SOURCE)

@@ -290,7 +290,7 @@ def test_claims_are_those_of_each_kinds_globs_taken_one_by_one(tmp_path):
 def test_shown_paths_are_what_relpath_gives(path, start):
     from pathlib import PurePosixPath
 
-    from pytest_citations.frontends.plugin import shown_from
+    from pytest_citations.frontends.shown_paths import shown_from
 
     expected = PurePosixPath(os.path.relpath(path, start)).as_posix()
     assert shown_from(PurePosixPath(path), PurePosixPath(start)) == expected
