@@ -104,7 +104,8 @@ class Request:
         self.started_ns = time.time_ns()
         self.baseline = os.path.abspath(baseline) if baseline is not None else None
         self.key = dependencies.digest((
-            FORMAT, __version__, engine.state.cache_key(), [_resolved(p) for p in paths], force_exclude, shard, self.baseline,
+            FORMAT, __version__, engine.state.cache_key(), [_resolved(p) for p in paths],
+            force_exclude and _excludes_a_named_path(engine, paths), shard, self.baseline,
         ))
         # (CheckRun and the pytest session make a request only for an engine with a cache folder)
         folder = usable_folder(cast(Path, engine.state.cache_folder), engine.config.root)
@@ -580,3 +581,17 @@ def _resolved(path: Path) -> str:
 def _below(path: str, prefix: str) -> str | None:
     """The root-relative form of an absolute path a check read, None outside the root."""
     return Path(path[len(prefix):]).as_posix() if path.startswith(prefix) else None
+
+
+def _excludes_a_named_path(engine: Engine, paths: list[Path]) -> bool:
+    """Whether ``--force-exclude`` changes what ``paths`` plan: only when the settings exclude one of
+    them (a folder or file named below the root; a walk from the root applies the excludes either
+    way). So the pre-commit hook, which always forces them, replays the record of a plain check of
+    the repository."""
+    for path in paths:
+        if Path(os.path.realpath(path)) == engine.config.root:
+            continue
+        rel = engine.relative(path)
+        if rel is None or engine.discovery.is_excluded(rel.rstrip("/")):
+            return True
+    return False

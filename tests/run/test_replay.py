@@ -311,6 +311,29 @@ def test_affected_by_from_the_record_selects_as_the_usual_run(repo, capsys, monk
     assert selected(capsys, repo, "--affected-by", *named) == expected
 
 
+def test_the_pre_commit_hook_replays_the_record_of_a_plain_check(repo, capsys, monkeypatch):
+    """The hook forces the excludes, which changes nothing in a walk from the root: it is answered
+    by the record a plain `citations check` of the repository left."""
+    date_back(repo)
+    run(capsys, repo)
+    monkeypatch.chdir(repo)
+    expected = selected(capsys, repo, "--force-exclude", "--affected-by", "src/a.py", "--no-cache")
+    monkeypatch.setattr(cache_module.ResultCache, "__init__", lambda *a: pytest.fail("the result cache was opened"))
+    assert selected(capsys, repo, "--force-exclude", "--affected-by", "src/a.py") == expected
+
+
+def test_forced_excludes_of_a_named_excluded_folder_are_another_request(repo, capsys, cache_folder):
+    (repo / "pyproject.toml").write_text((repo / "pyproject.toml").read_text() + 'exclude = ["archive"]\n')
+    (repo / "archive" / MEMORIES).mkdir(parents=True)
+    write_memory(repo / "archive", "old", "src/a.py", "def alpha():")
+    date_back(repo)
+    named = repo / "archive"
+    main(["check", str(named), "--format", "json", "-v"])
+    capsys.readouterr()
+    main(["check", str(named), "--format", "json", "-v", "--force-exclude"])
+    assert len(records(cache_folder)) == 2
+
+
 def test_since_from_the_record_rechecks_the_selected_files_only(repo, capsys, cache_folder):
     env = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
     env.update(GIT_AUTHOR_NAME="Ada", GIT_AUTHOR_EMAIL="ada@example.org", GIT_COMMITTER_NAME="Ada",
