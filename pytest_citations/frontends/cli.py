@@ -317,7 +317,7 @@ def _report(args: argparse.Namespace, request: CheckRequest, outcome: CheckOutco
 
     output_format = args.format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
     if args.statistics:
-        text = statistics(report, output_format)
+        text = statistics(report, output_format, engine.registry)
     else:
         text = render(output_format, report, engine.registry, show_source=not args.no_source, quiet=args.quiet)
     if args.output_file:
