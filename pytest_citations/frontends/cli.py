@@ -326,7 +326,7 @@ def _report(args: argparse.Namespace, request: CheckRequest, outcome: CheckOutco
     if output_format in FOR_PEOPLE:  # paths from where the command runs
         report = shown_report(report, engine.config.root, working_folder())
     if args.statistics:
-        text = statistics(report, output_format)
+        text = statistics(report, output_format, engine.registry)
     else:
         text = render(output_format, report, engine.registry, show_source=not args.no_source, quiet=args.quiet)
     if args.output_file:

@@ -64,7 +64,7 @@ def test_github_format_is_chosen_under_github_actions(repo, capsys, monkeypatch)
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     main(["check", str(repo / SOLID)])
     first = capsys.readouterr().out.splitlines()[0]
-    assert first.startswith(f"::error file={SOLID},line=1,col=53,title=U104 normalized-url-mismatch::normalized_url")
+    assert first.startswith(f"::error file={SOLID},line=1,col=53,title=U104 normalized-url-mismatch,endLine=1::normalized_url")
 
 
 def test_output_file(repo, tmp_path, capsys):

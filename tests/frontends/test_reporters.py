@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.resources
 import json
+import re
 import xml.etree.ElementTree as ET
 
 import pytest
 
 import pytest_citations
+from conftest import PROJECT
 from pytest_citations.core.diagnostics import Diagnostic, Edit, Fix, Severity, sorted_diagnostics
 from pytest_citations.engine import Report, load_plugins
 from pytest_citations.frontends import reporters
-from pytest_citations.frontends.reporters import github
+from pytest_citations.frontends.reporters import github, sarif
 from pytest_citations.frontends.reporters._common import source_lines
 
 FILES = [
@@ -202,14 +205,16 @@ def test_json(report, registry):
 
 
 def test_github(report, registry):
+    """Each annotation ends on its own line (``endLine``); a diagnostic is a position, not a range,
+    so there is no ``endColumn`` and GitHub marks the whole line."""
     assert reporters.render("github", report, registry) == (
-        "::error file=citations/citations.jsonl,line=2,col=6,title=U104 normalized-url-mismatch"
+        "::error file=citations/citations.jsonl,line=2,col=6,title=U104 normalized-url-mismatch,endLine=2"
         '::normalized_url "https://Example.com/" is not normalize(url_original) "https://example.com/"\n'
-        "::error file=citations/citations.jsonl,line=5,col=9,title=U113 duplicate-cid"
+        "::error file=citations/citations.jsonl,line=5,col=9,title=U113 duplicate-cid,endLine=5"
         "::cid cid_abc already appears on line 1\n"
-        "::error file=memories/note.md,line=3,col=1,title=C007 unused-suppression"
+        "::error file=memories/note.md,line=3,col=1,title=C007 unused-suppression,endLine=3"
         "::suppression of B301 is unused: no B301 diagnostic on this line\n"
-        "::warning file=runs/run 1/citations/citations.jsonl,line=4,col=1,title=U110 found-by-wave"
+        "::warning file=runs/run 1/citations/citations.jsonl,line=4,col=1,title=U110 found-by-wave,endLine=4"
         "::wave 3 is not allowed: use 1, 2 (100%25 sure)%0Asee [tool.citations.rules.U110]\n"
     )
 
@@ -218,7 +223,9 @@ def test_github_escaping():
     assert github.escape_data("100% a:b, c\r\nd%0A") == "100%25 a:b, c%0D%0Ad%250A"
     assert github.escape_property("100% a:b, c\r\nd%0A") == "100%25 a%3Ab%2C c%0D%0Ad%250A"
     odd = Diagnostic("C001", "unreadable-file", Severity.ERROR, "x", "a,b:c%.md", 1, 1)
-    assert github.annotation(odd) == "::error file=a%2Cb%3Ac%25.md,line=1,col=1,title=C001 unreadable-file::x"
+    assert github.annotation(odd) == (
+        "::error file=a%2Cb%3Ac%25.md,line=1,col=1,title=C001 unreadable-file,endLine=1::x"
+    )
     assert reporters.render("github", Report([], FILES), None) == ""
 
 
@@ -328,6 +335,9 @@ def test_sarif_content(report, registry):
     assert descriptor["fullDescription"]["text"].startswith(u104.summary)
     assert descriptor["help"] == {"text": u104.doc, "markdown": u104.doc}
     assert descriptor["defaultConfiguration"] == {"level": "error"}
+    assert descriptor["helpUri"] == (
+        "https://github.com/pytest-citations/pytest-citations/blob/main/docs/rules.md#u104-normalized-url-mismatch"
+    )
 
     results = run["results"]
     assert [r["ruleId"] for r in results] == ["U104", "U113", "C007", "U110"]
@@ -385,12 +395,55 @@ def test_sarif_edge_cases(registry, sarif_validator):
     assert run["results"][1]["locations"][0]["physicalLocation"]["artifactLocation"] == {
         "uri": "file:///tmp/x%20y.jsonl"
     }
-    assert run["tool"]["driver"]["rules"][2] == {
+    assert run["tool"]["driver"]["rules"][2] == {  # no helpUri: docs/rules.md documents built-in rules
         "id": "X999",
         "name": "from-a-plugin",
         "shortDescription": {"text": "from-a-plugin"},
         "defaultConfiguration": {"level": "warning"},
     }
+
+
+def _github_anchors(markdown: str) -> set[str]:
+    """The anchors GitHub gives the headings of ``markdown``: lowercased, punctuation but ``-``
+    dropped, spaces as ``-``."""
+    headings = re.findall(r"^#+ (.+)$", markdown, re.M)
+    return {re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-") for heading in headings}
+
+
+def test_sarif_help_uri_of_every_built_in_rule_is_its_section_of_the_rules_reference(registry):
+    anchors = _github_anchors((PROJECT / "docs" / "rules.md").read_text(encoding="utf-8"))
+    base = "https://github.com/pytest-citations/pytest-citations/blob/main/docs/rules.md#"
+    for rule in registry:
+        uri = sarif.rule_descriptor(rule.code, rule, rule.name, "error")["helpUri"]
+        assert uri.startswith(base)
+        assert uri[len(base):] in anchors, f"{rule.code}: no heading of docs/rules.md has the anchor of {uri}"
+
+
+def _fingerprints(diagnostics, registry) -> list[str]:
+    document = json.loads(reporters.render("sarif", Report(sorted_diagnostics(diagnostics), []), registry))
+    return [result["partialFingerprints"]["citationsFinding/v1"] for result in document["runs"][0]["results"]]
+
+
+def test_sarif_fingerprint_survives_lines_inserted_above(registry):
+    moved = dataclasses.replace(DUPLICATE, line=DUPLICATE.line + 3, message="cid cid_abc already appears on line 4")
+    assert _fingerprints([DUPLICATE], registry) == _fingerprints([moved], registry)
+    shifted = dataclasses.replace(FIXED, line=FIXED.line + 10)
+    assert _fingerprints([FIXED], registry) == _fingerprints([shifted], registry)
+
+
+def test_sarif_fingerprints_tell_findings_apart(report, registry):
+    shown = _fingerprints(report.diagnostics, registry)
+    assert len(set(shown)) == len(shown)
+    assert all(re.fullmatch(r"[0-9a-f]{32}:1", fingerprint) for fingerprint in shown)
+    other_cid = dataclasses.replace(DUPLICATE, message="cid cid_xyz already appears on line 1")
+    other_line = dataclasses.replace(FIXED, context="url: https://Other.example/\n")
+    assert _fingerprints([DUPLICATE], registry) != _fingerprints([other_cid], registry)
+    assert _fingerprints([FIXED], registry) != _fingerprints([other_line], registry)
+    # The same finding twice in a file (two identical lines): counted, so each has its own.
+    twin = dataclasses.replace(DUPLICATE, line=DUPLICATE.line + 1)
+    first, second = _fingerprints([DUPLICATE, twin], registry)
+    assert first.split(":")[0] == second.split(":")[0]
+    assert (first[-2:], second[-2:]) == (":1", ":2")
 
 
 # -- statistics ---------------------------------------------------------------------------------
@@ -407,3 +460,82 @@ def test_statistics(report):
     )
     assert reporters.statistics(Report([UNUSED], FILES)) == "1  C007  unused-suppression\n"
     assert reporters.statistics(Report([], FILES)) == ""
+
+
+HOSTILE_NAME = Diagnostic("X998", "odd\n::error::x,y:z%", Severity.ERROR, "m", "a.md", 1, 1)
+
+
+@pytest.fixture
+def counted(report) -> Report:
+    extra = Diagnostic("U113", "duplicate-cid", Severity.ERROR, "again", "citations/citations.jsonl", 9, 9)
+    return Report(sorted_diagnostics([*report.diagnostics, extra]), FILES)
+
+
+def test_statistics_in_json(counted):
+    assert json.loads(reporters.statistics(counted, "json")) == {"statistics": [
+        {"code": "U113", "name": "duplicate-cid", "count": 2, "fixable": False},
+        {"code": "C007", "name": "unused-suppression", "count": 1, "fixable": False},
+        {"code": "U104", "name": "normalized-url-mismatch", "count": 1, "fixable": True},
+        {"code": "U110", "name": "found-by-wave", "count": 1, "fixable": False},
+    ]}
+
+
+def test_statistics_in_github(counted):
+    assert reporters.statistics(counted, "github") == (
+        "::notice title=U113 duplicate-cid::2 diagnostics\n"
+        "::notice title=C007 unused-suppression::1 diagnostic\n"
+        "::notice title=U104 normalized-url-mismatch::1 diagnostic, fixable with `citations check --fix`\n"
+        "::notice title=U110 found-by-wave::1 diagnostic\n"
+    )
+    assert reporters.statistics(Report([], FILES), "github") == ""
+    # A plugin's rule name is escaped as every annotation's title: one line, no command of its own.
+    assert reporters.statistics(Report([HOSTILE_NAME], []), "github") == (
+        "::notice title=X998 odd%0A%3A%3Aerror%3A%3Ax%2Cy%3Az%25::1 diagnostic\n"
+    )
+
+
+def test_statistics_in_sarif(counted, registry, sarif_validator):
+    document = json.loads(reporters.statistics(counted, "sarif", registry))
+    assert_valid(sarif_validator, document)
+    (run,) = document["runs"]
+    assert "results" not in run  # not an empty list: that would say there are none
+    rules = run["tool"]["driver"]["rules"]
+    assert [(rule["id"], rule["properties"]["count"]) for rule in rules] == [
+        ("C007", 1), ("U104", 1), ("U110", 1), ("U113", 2)
+    ]
+    assert rules[1]["properties"] == {"fixable": True, "count": 1}
+    assert rules[1]["helpUri"].endswith("/docs/rules.md#u104-normalized-url-mismatch")
+    unknown = json.loads(reporters.statistics(Report([HOSTILE_NAME], []), "sarif", None))
+    assert unknown["runs"][0]["tool"]["driver"]["rules"][0]["properties"] == {"count": 1}
+    assert_valid(sarif_validator, json.loads(reporters.statistics(Report([], FILES), "sarif", registry)))
+
+
+def test_statistics_in_junit(counted):
+    root = ET.fromstring(reporters.statistics(counted, "junit").encode("utf-8"))
+    (suite,) = root.findall("testsuite")
+    assert suite.get("name") == "citations-statistics"
+    properties = {prop.get("name"): prop.get("value") for prop in suite.findall("properties/property")}
+    assert properties == {"U113": "2", "C007": "1", "U104": "1", "U110": "1"}
+    cases = {case.get("name"): case for case in suite.findall("testcase")}
+    assert list(cases) == ["U113 duplicate-cid", "C007 unused-suppression", "U104 normalized-url-mismatch",
+                           "U110 found-by-wave"]
+    failure = cases["U113 duplicate-cid"].find("failure")
+    assert (failure.get("message"), failure.text) == ("2 problems", "2 diagnostics\n")
+    assert cases["U104 normalized-url-mismatch"].find("failure").text == (
+        "1 diagnostic, fixable with `citations check --fix`\n"
+    )
+    warned = cases["U110 found-by-wave"]  # warnings only: the case passes
+    assert warned.find("failure") is None and warned.find("system-out").text == "1 diagnostic\n"
+    for element in (root, suite):
+        assert (element.get("tests"), element.get("failures"), element.get("errors")) == ("4", "3", "0")
+    empty = ET.fromstring(reporters.statistics(Report([], FILES), "junit").encode("utf-8"))
+    assert (empty.get("tests"), empty.get("failures")) == ("0", "0")
+
+
+@pytest.mark.parametrize("output_format", ["sarif", "junit"])
+def test_statistics_in_a_machine_format_start_no_command(output_format):
+    shown = reporters.statistics(Report([HOSTILE_NAME], []), output_format)
+    assert not any(line.lstrip().startswith("::") for line in shown.splitlines())
+    assert "\n::error" not in shown
+    with pytest.raises(ValueError, match="unknown output format 'xml'"):
+        reporters.statistics(Report([], []), "xml")

@@ -1,4 +1,5 @@
-"""Reporters: one module per output format, each a ``render(report, registry, **kw) -> str``.
+"""Reporters: one module per output format, each a ``render(report, registry, **kw) -> str``; each
+machine format's module also has a ``render_statistics(report, registry) -> str`` for ``--statistics``.
 
 ``render`` imports only the module of the format asked for, so the CLI pays for nothing else, and
 defuses what a CI runner would take for a command in its output (``reporters/ci_log.py``).
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 from collections import Counter
+from dataclasses import dataclass
 
 FORMATS = ("text", "json", "github", "sarif", "junit")
 
@@ -43,24 +45,37 @@ def _defused(format: str, text: str) -> str:
     return ci_log.defuse_text(text)
 
 
-def statistics(report, format: str = "text") -> str:
-    """The count of diagnostics per rule: in ``json``, ``{"statistics": [{"code", "name", "count",
-    "fixable"}...]}``; in any other format, :func:`statistics_table`."""
-    if format != "json":
+@dataclass(frozen=True)
+class RuleCount:
+    """How many diagnostics one rule reported, and whether any of them can be fixed."""
+
+    code: str
+    name: str
+    count: int
+    fixable: bool
+
+    def described(self) -> str:
+        """``2 diagnostics``, and ``, fixable with `citations check --fix``` when any of them is."""
+        from pytest_citations.frontends.reporters._common import plural
+
+        fixable = ", fixable with `citations check --fix`" if self.fixable else ""
+        return plural(self.count, "diagnostic") + fixable
+
+
+def statistics(report, format: str = "text", registry=None) -> str:
+    """The count of diagnostics per rule in ``format``: :func:`statistics_table` for ``text``, the
+    format's own form for the others (each module's ``render_statistics``), defused as
+    :func:`render` defuses a report."""
+    if format not in _MODULES:
+        raise ValueError(f"unknown output format {format!r}: expected one of {', '.join(FORMATS)}")
+    if format == "text":
         return statistics_table(report)
-    import json
-
-    from pytest_citations.frontends.reporters import ci_log
-
-    rows = [
-        {"code": code, "name": name, "count": count, "fixable": fixable}
-        for code, name, count, fixable in _per_rule(report)
-    ]
-    return ci_log.defuse_json(json.dumps({"statistics": rows}, indent=2, ensure_ascii=False) + "\n")
+    module = importlib.import_module(f"{__name__}.{_MODULES[format]}")
+    return _defused(format, module.render_statistics(report, registry))
 
 
-def _per_rule(report) -> list[tuple[str, str, int, bool]]:
-    """(code, rule name, count, any of them fixable) per rule code, most frequent first, then by code."""
+def per_rule(report) -> list[RuleCount]:
+    """A :class:`RuleCount` per rule code, most frequent first, then by code."""
     by_code = Counter(d.code for d in report.diagnostics)
     names: dict[str, str] = {}
     fixable: set[str] = set()
@@ -69,7 +84,7 @@ def _per_rule(report) -> list[tuple[str, str, int, bool]]:
         if d.fix is not None:
             fixable.add(d.code)
     rows = sorted(by_code.items(), key=lambda item: (-item[1], item[0]))
-    return [(code, names[code], count, code in fixable) for code, count in rows]
+    return [RuleCount(code, names[code], count, code in fixable) for code, count in rows]
 
 
 def statistics_table(report) -> str:
@@ -80,14 +95,14 @@ def statistics_table(report) -> str:
     """
     from pytest_citations.frontends.reporters.ci_log import defuse_text
 
-    rows = _per_rule(report)
+    rows = per_rule(report)
     if not rows:
         return ""
-    count_width = max(len(str(count)) for _, _, count, _ in rows)
-    code_width = max(len(code) for code, _, _, _ in rows)
-    marker_width = 4 if any(fixable for *_, fixable in rows) else 0
+    count_width = max(len(str(row.count)) for row in rows)
+    code_width = max(len(row.code) for row in rows)
+    marker_width = 4 if any(row.fixable for row in rows) else 0
     lines = []
-    for code, name, count, fixable in rows:
-        marker = "[*] " if fixable else ""
-        lines.append(f"{count:>{count_width}}  {code:<{code_width}}  {marker:<{marker_width}}{name}")
+    for row in rows:
+        marker = "[*] " if row.fixable else ""
+        lines.append(f"{row.count:>{count_width}}  {row.code:<{code_width}}  {marker:<{marker_width}}{row.name}")
     return defuse_text("\n".join(lines) + "\n")

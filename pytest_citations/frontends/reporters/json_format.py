@@ -1,7 +1,12 @@
-"""Machine-readable JSON: the summary and every diagnostic with its fix (``--output-format json``)."""
+"""Machine-readable JSON: the summary and every diagnostic with its fix (``--output-format json``).
+
+Both documents it prints, the report and ``--statistics``, follow the JSON Schema
+``pytest_citations/schemas/check-output.schema.json``.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -44,3 +49,11 @@ def to_json(report) -> dict[str, Any]:
 
 def render(report, registry=None, **_: object) -> str:
     return json.dumps(to_json(report), indent=2, ensure_ascii=False) + "\n"
+
+
+def render_statistics(report, registry=None) -> str:
+    """``{"statistics": [{"code", "name", "count", "fixable"}, ...]}``, most frequent rule first."""
+    from pytest_citations.frontends.reporters import per_rule
+
+    rows = [dataclasses.asdict(row) for row in per_rule(report)]
+    return json.dumps({"statistics": rows}, indent=2, ensure_ascii=False) + "\n"
