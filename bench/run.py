@@ -215,6 +215,7 @@ class Bench:
 
     def __init__(self, args: argparse.Namespace, work: Path) -> None:
         self.repeat = args.repeat
+        self.scale = args.scale
         self.work = work  # reports, cache dirs and small repositories of this run
         self.flags = check_flags(work)
         self.no_cache = ["--no-cache"] if "--no-cache" in self.flags else []
@@ -359,6 +360,43 @@ class Bench:
         row.note = f"checked exactly the {citers} citing memories"
         return row
 
+    # pre-commit: the hook's command with every file (--all-files), and on a one-file commit
+
+    def precommit_all_files_row(self, corpus: corpora.Corpus) -> Row:
+        target = Target(1.2, "<= 1.2x full check")
+        name = "memories: pre-commit --all-files (--force-exclude --affected-by every file)"
+        if why := missing(self.flags, "--affected-by"):
+            return not_available(name, "full check", target, why)
+        every = sorted(path.relative_to(corpus.root).as_posix() for path in corpus.root.rglob("*") if path.is_file())
+        full, hook = [], []
+        for _ in range(self.repeat):  # both cold: a fresh cache each
+            full.append(self.checked(corpus, ["--cache-dir", str(self.fresh_dir("cache"))], f"{name} (full)")[0])
+            flags = ["--cache-dir", str(self.fresh_dir("cache")), "--force-exclude", "--affected-by", *every]
+            hook.append(self.checked(corpus, flags, name)[0])
+        row = finish(Row(name, "full check", target.text), target, full, hook)
+        row.note = f"{len(every)} files named"
+        return row
+
+    def precommit_one_file_row(self, corpus: corpora.Corpus) -> Row:
+        full_size = self.scale >= 1  # (the half-second bound is for the full-size corpus: 10k memories)
+        target = Target(1.0, "< 0.5 s at full size" if full_size else "< 0.5 s at full size (reported)", 0.5 if full_size else None)
+        name = "memories: pre-commit, a one-file commit (--force-exclude --staged FILE)"
+        if why := missing(self.flags, "--staged"):
+            return not_available(name, "full check", target, why)
+        if shutil.which("git") is None:
+            return not_available(name, "full check", target, "n/a (no git)")
+        copy = git_copy(corpus, self.work / "since-repo")
+        memory = min(path.relative_to(copy.root).as_posix() for path in (copy.root / ".serena" / "memories").rglob("*.md"))
+        full, hook = [], []
+        for _ in range(self.repeat):  # the full check leaves the record the hook replays
+            cache = ["--cache-dir", str(self.fresh_dir("cache"))]
+            full.append(self.checked(copy, cache, f"{name} (full)")[0])
+            with edited(copy.root / memory), staged(copy.root, memory):
+                hook.append(self.selected(copy, name, [*cache, "--force-exclude", "--staged", memory], 1))
+        row = finish(Row(name, "full check", target.text), target, full, hook)
+        row.note = f"checked exactly the memory committed; {row.tool_s} s"
+        return row
+
     # -j 2 vs -j 1
 
     def jobs_row(self, corpus: corpora.Corpus) -> Row:
@@ -478,6 +516,16 @@ def edited(path: Path):
     finally:
         path.write_bytes(original)
         os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+
+
+@contextmanager
+def staged(root: Path, rel: str):
+    """``git add`` the file ``rel`` of the repository ``root``; unstage it after."""
+    subprocess.run(["git", "add", rel], cwd=root, check=True, capture_output=True)
+    try:
+        yield
+    finally:
+        subprocess.run(["git", "reset", "-q", "--", rel], cwd=root, check=True, capture_output=True)
 
 
 def private_copy(corpus: corpora.Corpus, target: Path) -> corpora.Corpus:
@@ -608,7 +656,8 @@ def rows_of(name: str, bench: Bench, args: argparse.Namespace):
         rows.append(lambda: bench.jobs_row(corpus))
     if name == "memories":
         rows += [lambda: bench.changed_file_row(corpus), lambda: bench.affected_by_row(corpus),
-                 lambda: bench.since_row(corpus)]
+                 lambda: bench.since_row(corpus), lambda: bench.precommit_all_files_row(corpus),
+                 lambda: bench.precommit_one_file_row(corpus)]
     return rows
 
 
