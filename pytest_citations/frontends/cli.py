@@ -89,6 +89,9 @@ def build_parser(only_check: bool = False) -> argparse.ArgumentParser:
     check.add_argument("--baseline", type=Path, metavar="FILE", help="report only diagnostics not recorded in FILE")
     check.add_argument("--write-baseline", type=Path, metavar="FILE", help="record every current diagnostic in FILE and exit 0")
     check.add_argument("--no-source", action="store_true", help="do not print the offending source line under each diagnostic")
+    check.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                       help="colour the text format: auto (the default) on a terminal unless $NO_COLOR is set, or when "
+                       "$FORCE_COLOR is; always; never. Machine formats are never coloured")
     check.add_argument("-j", "--jobs", type=_jobs, default=1, metavar="N",
                        help="check files in N processes (0: one per core; default 1)")
     check.add_argument("--no-cache", action="store_true", help="check every file; do not read or write the result cache")
@@ -319,7 +322,7 @@ def _report(args: argparse.Namespace, request: CheckRequest, outcome: CheckOutco
     if args.statistics:
         text = statistics(report, output_format)
     else:
-        text = render(output_format, report, engine.registry, show_source=not args.no_source, quiet=args.quiet)
+        text = render(output_format, report, engine.registry, **_render_options(args, output_format))
     if args.output_file:
         if not _write(args.output_file, text):
             return EXIT_USAGE
@@ -330,6 +333,17 @@ def _report(args: argparse.Namespace, request: CheckRequest, outcome: CheckOutco
     if report.errors and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def _render_options(args: argparse.Namespace, output_format: str) -> dict:
+    """How the report is rendered: its source lines, quietness and, for the text format, colour."""
+    options = {"show_source": not args.no_source, "quiet": args.quiet}
+    if output_format == "text":
+        from pytest_citations.frontends.reporters.text import wants_color
+
+        terminal = args.output_file is None and sys.stdout.isatty()
+        options["color"] = wants_color(args.color, terminal, os.environ)
+    return options
 
 
 def _write(path: Path, text: str) -> bool:

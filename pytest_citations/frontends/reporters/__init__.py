@@ -20,14 +20,16 @@ _MODULES = {
 }
 
 
-def render(format: str, report, registry, *, show_source: bool = True, quiet: bool = False) -> str:
+def render(format: str, report, registry, *, show_source: bool = True, quiet: bool = False, **text_options) -> str:
     """``report`` in ``format`` (one of :data:`FORMATS`), ready to write as is: no line of it
     starts a CI workflow command, but the annotations of ``github``, and it holds no lone
-    surrogate (see ``reporters/ci_log.py``)."""
+    surrogate (see ``reporters/ci_log.py``). ``text_options`` (``color``) go to the text format
+    alone: a machine format is never coloured."""
     if format not in _MODULES:
         raise ValueError(f"unknown output format {format!r}: expected one of {', '.join(FORMATS)}")
     module = importlib.import_module(f"{__name__}.{_MODULES[format]}")
-    return _defused(format, module.render(report, registry, show_source=show_source, quiet=quiet))
+    options = text_options if format == "text" else {}
+    return _defused(format, module.render(report, registry, show_source=show_source, quiet=quiet, **options))
 
 
 def _defused(format: str, text: str) -> str:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from pytest_citations.frontends.reporters._common import counts, format_diagnostic, plural
 
+COLOR_CHOICES = ("auto", "always", "never")
 FIX_LEGEND = "fixable with `citations check --fix`"
 RULE_HINT = "`citations rule CODE` explains a rule."
 
@@ -27,11 +30,24 @@ def summary(report) -> str:
     return "\n".join(lines)
 
 
-def render(report, registry=None, *, show_source: bool = True, quiet: bool = False, **_: object) -> str:
-    """The findings, then the summary (``quiet``: the findings alone)."""
+def wants_color(choice: str | None, terminal: bool, environ: Mapping[str, str]) -> bool:
+    """Whether the text format is coloured: ``--color always`` or ``never`` as said; otherwise
+    (``auto``) not when ``NO_COLOR`` is set to anything, yes when ``FORCE_COLOR`` is, and else
+    only on a ``terminal``. An empty variable counts as unset."""
+    if choice in ("always", "never"):
+        return choice == "always"
+    if environ.get("NO_COLOR"):
+        return False
+    return bool(environ.get("FORCE_COLOR")) or terminal
+
+
+def render(report, registry=None, *, show_source: bool = True, quiet: bool = False, color: bool = False,
+           **_: object) -> str:
+    """The findings, then the summary (``quiet``: the findings alone); with ``color``, the path,
+    code, ``[*]`` and caret of each finding in colour (:func:`wants_color`)."""
     lines: list[str] = []
     for d in report.diagnostics:
-        lines.extend(format_diagnostic(d, show_source))
+        lines.extend(format_diagnostic(d, show_source, color))
     if quiet:
         return "".join(f"{line}\n" for line in lines)
     if lines:

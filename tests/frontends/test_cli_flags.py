@@ -1,0 +1,107 @@
+"""Flags of `citations check` that ruff users reach for (issue 19): --color, the baseline's hidden
+count, --show-fixes, `-` with --stdin-filename, and --watch."""
+
+from __future__ import annotations
+
+import io
+import re
+import shutil
+
+import pytest
+
+from conftest import PROJECT
+from pytest_citations.frontends.cli import main
+
+EXAMPLE = PROJECT / "fixtures" / "example-repo"
+EV = "research-runs/2026-01-30-ev-market/citations/citations.jsonl"
+SOLID = "research-runs/2026-02-13-solid-state-batteries/citations/citations.jsonl"
+SGR = re.compile(r"\x1b\[[0-9;]*m")
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch):
+    target = tmp_path / "example-repo"
+    shutil.copytree(EXAMPLE, target)
+    for name in ("NO_COLOR", "FORCE_COLOR", "GITHUB_ACTIONS"):
+        monkeypatch.delenv(name, raising=False)
+    return target
+
+
+class Terminal(io.StringIO):
+    """Standard output that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def _out(capsys, *args) -> tuple[int, str]:
+    code = main(["check", *map(str, args)])
+    return code, capsys.readouterr().out
+
+
+def _on_terminal(monkeypatch, *args) -> str:
+    terminal = Terminal()
+    with monkeypatch.context() as patch:
+        patch.setattr("sys.stdout", terminal)
+        main(["check", *map(str, args)])
+    return terminal.getvalue()
+
+
+# -- --color --------------------------------------------------------------------------------------
+
+
+def test_color_auto_colours_the_text_format_on_a_terminal_only(repo, capsys, monkeypatch):
+    _, piped = _out(capsys, repo / SOLID)
+    assert "\x1b" not in piped
+    shown = _on_terminal(monkeypatch, repo / SOLID)
+    assert SGR.search(shown)
+    assert SGR.sub("", shown) == piped  # the same text, only coloured
+
+
+def test_color_paints_the_path_the_code_and_the_caret(repo, capsys):
+    _, shown = _out(capsys, repo / SOLID, "--color", "always")
+    first, source, caret = shown.splitlines()[:3]
+    assert first.startswith(f"\x1b[1m{SOLID}\x1b[0m:1:53: \x1b[1;31mU104\x1b[0m \x1b[36m[*]\x1b[0m ")
+    assert "\x1b" not in source
+    assert caret.endswith("\x1b[1;31m^\x1b[0m")
+
+
+def test_the_command_line_wins_over_the_environment(repo, capsys, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert "\x1b" not in _on_terminal(monkeypatch, repo / SOLID)
+    assert SGR.search(_out(capsys, repo / SOLID, "--color", "always")[1])
+    monkeypatch.setenv("NO_COLOR", "")  # empty: as if unset
+    assert SGR.search(_on_terminal(monkeypatch, repo / SOLID))
+    monkeypatch.delenv("NO_COLOR")
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    assert SGR.search(_out(capsys, repo / SOLID)[1])  # not a terminal, yet coloured
+    assert "\x1b" not in _out(capsys, repo / SOLID, "--color", "never")[1]
+    monkeypatch.setenv("NO_COLOR", "1")  # both: no colour
+    assert "\x1b" not in _out(capsys, repo / SOLID)[1]
+
+
+@pytest.mark.parametrize("output_format", ["json", "github", "sarif", "junit"])
+def test_machine_formats_are_never_coloured(repo, capsys, monkeypatch, output_format):
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    _, shown = _out(capsys, repo, "--color", "always", "--format", output_format)
+    assert "\x1b" not in shown
+
+
+def test_statistics_and_files_are_not_coloured_unless_asked(repo, capsys, tmp_path):
+    assert "\x1b" not in _out(capsys, repo, "--color", "always", "--statistics")[1]
+    report = tmp_path / "report.txt"
+    main(["check", str(repo), "--output-file", str(report)])
+    assert "\x1b" not in report.read_text()
+
+
+def test_a_hostile_path_or_message_cannot_add_escape_sequences(repo, capsys):
+    hostile = "2026-02-13-\x1b[2J\x1b]0;pwned\x07solid"
+    (repo / "research-runs" / "2026-02-13-solid-state-batteries").rename(repo / "research-runs" / hostile)
+    jsonl = repo / "research-runs" / hostile / "citations" / "citations.jsonl"
+    jsonl.write_text(jsonl.read_text().replace("https://", "https://\\u001b[5m", 1))
+    _, shown = _out(capsys, repo, "--color", "always")
+    assert SGR.search(shown)
+    ours = {"\x1b[1m", "\x1b[0m", "\x1b[1;31m", "\x1b[1;33m", "\x1b[36m"}
+    assert set(SGR.findall(shown)) <= ours
+    assert "\x1b" not in SGR.sub("", shown)
+    assert "\\x1b[2J\\x1b]0;pwned\\x07solid" in shown
