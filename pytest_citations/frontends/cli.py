@@ -322,7 +322,7 @@ def _report(args: argparse.Namespace, request: CheckRequest, outcome: CheckOutco
     if args.statistics:
         text = statistics(report, output_format)
     else:
-        text = render(output_format, report, engine.registry, **_render_options(args, output_format))
+        text = render(output_format, report, engine.registry, **_render_options(args, output_format, outcome))
     if args.output_file:
         if not _write(args.output_file, text):
             return EXIT_USAGE
@@ -335,9 +335,10 @@ def _report(args: argparse.Namespace, request: CheckRequest, outcome: CheckOutco
     return EXIT_CLEAN
 
 
-def _render_options(args: argparse.Namespace, output_format: str) -> dict:
-    """How the report is rendered: its source lines, quietness and, for the text format, colour."""
-    options = {"show_source": not args.no_source, "quiet": args.quiet}
+def _render_options(args: argparse.Namespace, output_format: str, outcome: CheckOutcome) -> dict:
+    """How the report is rendered: its source lines, quietness, how many findings the baseline hid
+    and, for the text format, colour."""
+    options = {"show_source": not args.no_source, "quiet": args.quiet, "hidden_by_baseline": outcome.hidden_by_baseline}
     if output_format == "text":
         from pytest_citations.frontends.reporters.text import wants_color
 

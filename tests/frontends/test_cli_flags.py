@@ -4,6 +4,7 @@ count, --show-fixes, `-` with --stdin-filename, and --watch."""
 from __future__ import annotations
 
 import io
+import json
 import re
 import shutil
 
@@ -105,3 +106,53 @@ def test_a_hostile_path_or_message_cannot_add_escape_sequences(repo, capsys):
     assert set(SGR.findall(shown)) <= ours
     assert "\x1b" not in SGR.sub("", shown)
     assert "\\x1b[2J\\x1b]0;pwned\\x07solid" in shown
+
+
+# -- the baseline's hidden count -----------------------------------------------------------------
+
+
+def _baseline(repo, tmp_path, capsys):
+    baseline = tmp_path / "baseline.json"
+    assert main(["check", str(repo), "--write-baseline", str(baseline)]) == 0
+    capsys.readouterr()
+    return baseline
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_the_summary_says_how_many_findings_the_baseline_hid(repo, tmp_path, capsys, jobs):
+    baseline = _baseline(repo, tmp_path, capsys)
+    for _ in range(2):  # the second run is answered by the record of the first
+        code, shown = _out(capsys, repo, "--baseline", baseline, "-j", jobs)
+        assert code == 0
+        assert shown.splitlines()[-1] == "All checks passed: 2 files checked (14 findings hidden by the baseline)."
+    with (repo / SOLID).open("a") as stream:
+        stream.write('{"not": "a record"}\n')
+    code, shown = _out(capsys, repo, "--baseline", baseline, "-j", jobs, "--no-source")
+    assert code == 1
+    assert shown.splitlines()[-2:] == ["Found 1 error in 1 file (14 more hidden by the baseline).",
+                                       "`citations rule CODE` explains a rule."]
+
+
+def test_json_carries_the_hidden_count_with_a_baseline_only(repo, tmp_path, capsys):
+    baseline = _baseline(repo, tmp_path, capsys)
+    _, shown = _out(capsys, repo, "--baseline", baseline, "--format", "json")
+    assert json.loads(shown)["summary"] == {"errors": 0, "warnings": 0, "fixable": 0, "hidden_by_baseline": 14}
+    _, shown = _out(capsys, repo, "--format", "json")
+    assert "hidden_by_baseline" not in json.loads(shown)["summary"]
+
+
+def test_a_baseline_that_hides_nothing_says_nothing(repo, tmp_path, capsys):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    baseline = _baseline(empty, tmp_path, capsys)
+    _, shown = _out(capsys, repo, "--baseline", baseline, "--no-source")
+    assert shown.splitlines()[-3] == "Found 14 errors in 2 files."
+
+
+def test_fix_with_a_baseline_fixes_no_hidden_finding_and_counts_them(repo, tmp_path, capsys):
+    baseline = _baseline(repo, tmp_path, capsys)
+    before = (repo / SOLID).read_text()
+    code, shown = _out(capsys, repo, "--baseline", baseline, "--fix")
+    assert code == 0
+    assert (repo / SOLID).read_text() == before  # what the baseline hides is not fixed
+    assert shown.splitlines()[-1] == "All checks passed: 2 files checked (14 findings hidden by the baseline)."

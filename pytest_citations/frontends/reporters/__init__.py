@@ -20,16 +20,22 @@ _MODULES = {
 }
 
 
-def render(format: str, report, registry, *, show_source: bool = True, quiet: bool = False, **text_options) -> str:
+def render(format: str, report, registry, *, show_source: bool = True, quiet: bool = False, color: bool = False,
+           hidden_by_baseline: int | None = None) -> str:
     """``report`` in ``format`` (one of :data:`FORMATS`), ready to write as is: no line of it
     starts a CI workflow command, but the annotations of ``github``, and it holds no lone
-    surrogate (see ``reporters/ci_log.py``). ``text_options`` (``color``) go to the text format
-    alone: a machine format is never coloured."""
+    surrogate (see ``reporters/ci_log.py``). ``color`` goes to the text format alone (a machine
+    format is never coloured); ``hidden_by_baseline`` (None: no baseline) to its summary and to
+    the JSON summary."""
     if format not in _MODULES:
         raise ValueError(f"unknown output format {format!r}: expected one of {', '.join(FORMATS)}")
     module = importlib.import_module(f"{__name__}.{_MODULES[format]}")
-    options = text_options if format == "text" else {}
-    return _defused(format, module.render(report, registry, show_source=show_source, quiet=quiet, **options))
+    options: dict = {"show_source": show_source, "quiet": quiet}
+    if format == "text":
+        options["color"] = color
+    if format in ("text", "json"):
+        options["hidden_by_baseline"] = hidden_by_baseline
+    return _defused(format, module.render(report, registry, **options))
 
 
 def _defused(format: str, text: str) -> str:

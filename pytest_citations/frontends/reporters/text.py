@@ -11,19 +11,21 @@ FIX_LEGEND = "fixable with `citations check --fix`"
 RULE_HINT = "`citations rule CODE` explains a rule."
 
 
-def summary(report) -> str:
+def summary(report, hidden_by_baseline: int | None = None) -> str:
     """``Found N errors and M warnings in K files.``, what ``[*]`` marks and how to read about a
-    rule; or all passed.
+    rule; or all passed. Either says how many findings the baseline hid, when it hid any.
 
     K counts the files that have a diagnostic; the all-passed line counts the files checked.
     A count of zero errors or warnings, and the fixable line when nothing can be fixed, are left out.
     """
     if not report.diagnostics:
-        return f"All checks passed: {plural(len(report.files), 'file')} checked."
+        hidden = f" ({plural(hidden_by_baseline, 'finding')} hidden by the baseline)" if hidden_by_baseline else ""
+        return f"All checks passed: {plural(len(report.files), 'file')} checked{hidden}."
     errors, warnings, fixable = counts(report.diagnostics)
     files = len({d.path for d in report.diagnostics})
     found = " and ".join(plural(n, noun) for n, noun in ((errors, "error"), (warnings, "warning")) if n)
-    lines = [f"Found {found} in {plural(files, 'file')}."]
+    hidden = f" ({hidden_by_baseline} more hidden by the baseline)" if hidden_by_baseline else ""
+    lines = [f"Found {found} in {plural(files, 'file')}{hidden}."]
     if fixable:
         lines.append(f"[*] {fixable} {FIX_LEGEND}.")
     lines.append(RULE_HINT)
@@ -42,7 +44,7 @@ def wants_color(choice: str | None, terminal: bool, environ: Mapping[str, str]) 
 
 
 def render(report, registry=None, *, show_source: bool = True, quiet: bool = False, color: bool = False,
-           **_: object) -> str:
+           hidden_by_baseline: int | None = None, **_: object) -> str:
     """The findings, then the summary (``quiet``: the findings alone); with ``color``, the path,
     code, ``[*]`` and caret of each finding in colour (:func:`wants_color`)."""
     lines: list[str] = []
@@ -52,5 +54,5 @@ def render(report, registry=None, *, show_source: bool = True, quiet: bool = Fal
         return "".join(f"{line}\n" for line in lines)
     if lines:
         lines.append("")
-    lines.append(summary(report))
+    lines.append(summary(report, hidden_by_baseline))
     return "\n".join(lines) + "\n"
