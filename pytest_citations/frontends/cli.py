@@ -80,6 +80,8 @@ def build_parser(only_check: bool = False) -> argparse.ArgumentParser:
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when errors are found")
     check.add_argument("--force-exclude", action="store_true", help="honour excludes for paths named on the command line too (for pre-commit)")
     check.add_argument("--fix", action="store_true", help="apply the fixes of fixable rules, then report what is left")
+    check.add_argument("--show-fixes", action="store_true",
+                       help="in the text format, list per file the fixes --fix applied or, without --fix, the fixable findings")
     check.add_argument("--diff", action="store_true",
                        help="print what --fix would change as a unified diff and write nothing; exit 1 when anything would change")
     check.add_argument("--refresh-verified", action="store_true",
@@ -344,7 +346,27 @@ def _render_options(args: argparse.Namespace, output_format: str, outcome: Check
 
         terminal = args.output_file is None and sys.stdout.isatty()
         options["color"] = wants_color(args.color, terminal, os.environ)
+        if args.show_fixes:
+            options["fixes"] = _fixes_list(args.fix, outcome)
     return options
+
+
+def _fixes_list(fixing: bool, outcome: CheckOutcome) -> list[str]:
+    """``--show-fixes``: the fixes applied per file (with ``--fix``), else the fixable findings."""
+    from collections import Counter
+
+    from pytest_citations.frontends.reporters.text import fixes_list
+
+    per_file: dict[str, Counter] = {}
+    names = {item.code: item.name for item in outcome.engine.registry}
+    if fixing:
+        per_file = {path: result.codes for path, result in outcome.fixed.items()}
+    else:
+        for d in outcome.report.diagnostics:
+            if d.fix is not None:
+                per_file.setdefault(d.path, Counter())[d.code] += 1
+                names.setdefault(d.code, d.name)
+    return fixes_list(per_file, names, fixing)
 
 
 def _write(path: Path, text: str) -> bool:

@@ -156,3 +156,40 @@ def test_fix_with_a_baseline_fixes_no_hidden_finding_and_counts_them(repo, tmp_p
     assert code == 0
     assert (repo / SOLID).read_text() == before  # what the baseline hides is not fixed
     assert shown.splitlines()[-1] == "All checks passed: 2 files checked (14 findings hidden by the baseline)."
+
+
+# -- --show-fixes ---------------------------------------------------------------------------------
+
+
+def test_show_fixes_lists_the_fixes_applied_per_file(repo, capsys):
+    code, shown = _out(capsys, repo, "--fix", "--show-fixes", "--no-source")
+    assert code == 1
+    lines = shown.splitlines()
+    start = lines.index("Fixed 5 findings:")
+    assert lines[start - 1] == ""
+    assert lines[start + 1:start + 7] == [
+        f"- {EV}:",
+        "    1 × U104 (normalized-url-mismatch)",
+        f"- {SOLID}:",
+        "    1 × U104 (normalized-url-mismatch)",
+        "    1 × U105 (cid-mismatch)",
+        "    1 × U106 (cid-format)",
+    ]
+    # (a U113 fix is offered once the U105 fix gave the record its right cid: a second round)
+    assert lines[start + 7:start + 10] == ["    1 × U113 (duplicate-cid)", "", "Found 9 errors in 1 file."]
+
+
+def test_show_fixes_without_fix_lists_the_fixable_findings(repo, capsys):
+    code, shown = _out(capsys, repo, "--show-fixes", "--no-source")
+    assert code == 1
+    lines = shown.splitlines()
+    start = lines.index("4 findings fixable with `citations check --fix`:")
+    assert lines[start + 1:start + 3] == [f"- {EV}:", "    1 × U104 (normalized-url-mismatch)"]
+    assert lines[start + 3] == f"- {SOLID}:"
+    _, plain = _out(capsys, repo, "--no-source")
+    assert "fixable with `citations check --fix`:" not in plain  # only when asked
+
+
+def test_show_fixes_stays_out_of_machine_formats(repo, capsys):
+    _, shown = _out(capsys, repo, "--show-fixes", "--format", "json")
+    assert json.loads(shown)["summary"]["fixable"] == 4

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 
-from pytest_citations.frontends.reporters._common import counts, format_diagnostic, plural
+from pytest_citations.frontends.reporters._common import counts, format_diagnostic, plural, safe
 
 COLOR_CHOICES = ("auto", "always", "never")
 FIX_LEGEND = "fixable with `citations check --fix`"
@@ -43,10 +44,28 @@ def wants_color(choice: str | None, terminal: bool, environ: Mapping[str, str]) 
     return bool(environ.get("FORCE_COLOR")) or terminal
 
 
+def fixes_list(per_file: Mapping[str, Counter], names: Mapping[str, str], fixed: bool) -> list[str]:
+    """``--show-fixes``: ``Fixed N findings:`` (``fixed``) or ``N findings fixable with ...:``, then
+    per file, sorted, ``- path:`` and a line ``count × CODE (name)`` per code, most first; nothing
+    when there is nothing to list."""
+    total = sum(sum(codes.values()) for codes in per_file.values())
+    if not total:
+        return []
+    lines = [f"Fixed {plural(total, 'finding')}:" if fixed else f"{plural(total, 'finding')} {FIX_LEGEND}:"]
+    for path, codes in sorted(per_file.items()):
+        if not codes:
+            continue
+        lines.append(f"- {safe(path)}:")
+        for code, count in sorted(codes.items(), key=lambda item: (-item[1], item[0])):
+            lines.append(f"    {count} \u00d7 {safe(code)} ({safe(names.get(code, ''))})")
+    return lines
+
+
 def render(report, registry=None, *, show_source: bool = True, quiet: bool = False, color: bool = False,
-           hidden_by_baseline: int | None = None, **_: object) -> str:
-    """The findings, then the summary (``quiet``: the findings alone); with ``color``, the path,
-    code, ``[*]`` and caret of each finding in colour (:func:`wants_color`)."""
+           hidden_by_baseline: int | None = None, fixes: list[str] | None = None, **_: object) -> str:
+    """The findings, ``fixes`` (:func:`fixes_list`), then the summary (``quiet``: the findings
+    alone); with ``color``, the path, code, ``[*]`` and caret of each finding in colour
+    (:func:`wants_color`)."""
     lines: list[str] = []
     for d in report.diagnostics:
         lines.extend(format_diagnostic(d, show_source, color))
@@ -54,5 +73,7 @@ def render(report, registry=None, *, show_source: bool = True, quiet: bool = Fal
         return "".join(f"{line}\n" for line in lines)
     if lines:
         lines.append("")
+    if fixes:
+        lines.extend([*fixes, ""])
     lines.append(summary(report, hidden_by_baseline))
     return "\n".join(lines) + "\n"
