@@ -11,7 +11,7 @@ import gc
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from pytest_citations import __version__
 
@@ -68,7 +68,10 @@ def build_parser(only_check: bool = False) -> argparse.ArgumentParser:
         epilog="exit status: 0 no errors (warnings allowed), 1 errors found, 2 usage or settings error "
         "or an internal error (C006)",
     )
-    check.add_argument("paths", nargs="*", type=Path, metavar="PATHS", help="files or folders to check")
+    check.add_argument("paths", nargs="*", type=Path, metavar="PATHS",
+                       help="files or folders to check; - for standard input (with --stdin-filename)")
+    check.add_argument("--stdin-filename", type=Path, metavar="PATH",
+                       help="check standard input as if it were the file PATH (with --fix: print the fixed text, write nothing)")
     check.add_argument("--format", "--output-format", dest="format", choices=FORMATS,
                        help="output format (default: text; github under GitHub Actions)")
     check.add_argument("--output-file", type=Path, metavar="FILE", help="write the report to FILE instead of standard output")
@@ -238,6 +241,10 @@ def run_check(args: argparse.Namespace) -> int:
     if args.fix and args.diff:
         print("citations: error: --diff shows what --fix would write: use one of them", file=sys.stderr)
         return EXIT_USAGE
+    problem = _stdin_problem(args)
+    if problem:
+        print(f"citations: error: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     request = check_request(args)
     try:
         run = CheckRun(request)
@@ -254,7 +261,27 @@ def run_check(args: argparse.Namespace) -> int:
         from pytest_citations.run.fix import summary
 
         sys.stderr.write(summary(outcome.fixed, args.refresh_verified))
+    if outcome.fixed_text is not None:  # standard input fixed: its text goes out, the report to standard error
+        sys.stdout.write(outcome.fixed_text)
+        sys.stdout.flush()
+        return _report(args, request, outcome, sys.stderr)
     return _report(args, request, outcome)
+
+
+def _reads_stdin(args: argparse.Namespace) -> bool:
+    """Whether standard input is checked: ``-`` is the path, or ``--stdin-filename`` with no path (as ruff)."""
+    return args.paths == [Path("-")] or (args.stdin_filename is not None and not args.paths)
+
+
+def _stdin_problem(args: argparse.Namespace) -> str | None:
+    """Why the paths and ``--stdin-filename`` cannot go together, if they cannot."""
+    if Path("-") in args.paths and len(args.paths) > 1:
+        return "- (standard input) is checked alone: name no other path"
+    if _reads_stdin(args) and args.stdin_filename is None:
+        return "- (standard input) needs --stdin-filename PATH: the file whose kind and settings it has"
+    if _reads_stdin(args) and (args.staged is not None or args.since or args.affected_by or args.shard or args.write_baseline):
+        return "--since, --staged, --affected-by, --shard and --write-baseline cannot check standard input"
+    return None
 
 
 def check_request(args: argparse.Namespace) -> CheckRequest:
@@ -264,13 +291,15 @@ def check_request(args: argparse.Namespace) -> CheckRequest:
     def paths(option: list[Path] | None) -> tuple[Path, ...] | None:
         return None if option is None else tuple(option)
 
+    stdin = {"stdin": sys.stdin.buffer, "stdin_filename": args.stdin_filename} if _reads_stdin(args) else {}
     return CheckRequest(
-        paths=tuple(args.paths), config_file=args.config, baseline_file=args.baseline,
+        paths=() if stdin else tuple(args.paths), config_file=args.config, baseline_file=args.baseline,
         select=args.select, ignore=args.ignore, extend_select=args.extend_select, extend_ignore=args.extend_ignore,
         force_exclude=args.force_exclude,
         use_cache=not args.no_cache, cache_dir=args.cache_dir, since=args.since,
         staged=paths(args.staged), affected_by=paths(args.affected_by), shard=args.shard,
         jobs=args.jobs, fix=args.fix or args.diff, refresh_verified=args.refresh_verified, write_fixes=not args.diff,
+        **stdin,
     )
 
 
@@ -287,8 +316,8 @@ def _show_diff(fixed: dict) -> int:
     return EXIT_FINDINGS if fixed else EXIT_CLEAN
 
 
-def _report(args: argparse.Namespace, request: CheckRequest, outcome: CheckOutcome) -> int:
-    """Show the outcome as asked; the exit status."""
+def _report(args: argparse.Namespace, request: CheckRequest, outcome: CheckOutcome, out: TextIO | None = None) -> int:
+    """Show the outcome as asked (on ``out``, standard output by default); the exit status."""
     from pytest_citations.core import baseline as baseline_module
     from pytest_citations.frontends.reporters import render, statistics
 
@@ -297,6 +326,8 @@ def _report(args: argparse.Namespace, request: CheckRequest, outcome: CheckOutco
         files = len(report.files)
         print(f"citations: {files} file{'s' if files != 1 else ''} checked, {hits} from the cache", file=sys.stderr)
     notices = not (args.quiet or args.silent)
+    if request.stdin is not None:  # (the run's notices said what was not checked)
+        notices = False
     if not selecting and notices:
         from pytest_citations.frontends.reporters._common import safe
 
@@ -329,7 +360,7 @@ def _report(args: argparse.Namespace, request: CheckRequest, outcome: CheckOutco
         if not _write(args.output_file, text):
             return EXIT_USAGE
     elif not args.silent:
-        sys.stdout.write(text)
+        (out or sys.stdout).write(text)
     if any(d.code == INTERNAL_ERROR for d in report.diagnostics):
         return EXIT_USAGE  # a file was not fully checked: this must never pass, not even with --exit-zero
     if report.errors and not args.exit_zero:

@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from pytest_citations.core.diagnostics import Diagnostic
@@ -51,6 +51,10 @@ class CheckRequest:
     fix: bool = False
     refresh_verified: bool = False
     write_fixes: bool = True  # False: work out what ``fix`` would change, and write nothing
+    # A binary stream (standard input) whose text is checked as the file ``stdin_filename`` would
+    # be; ``paths`` are not checked then. With ``fix``, nothing is written: see CheckOutcome.fixed_text.
+    stdin: Any = None
+    stdin_filename: Path | None = None
 
     @property
     def selecting(self) -> bool:
@@ -74,6 +78,16 @@ class CheckOutcome:
     fixed: dict[str, Any] = field(default_factory=dict)
     notices: list[str] = field(default_factory=list)
     hidden_by_baseline: int | None = None  # None: no baseline
+    fixed_text: str | None = None  # standard input's text once fixed (a fix of standard input)
+
+
+def _existing_folder(named: Path | None) -> Path:
+    """The deepest folder that exists on the way to the file ``named`` (which need not exist):
+    where its settings are looked for."""
+    folder = Path(os.path.abspath(cast(Path, named))).parent
+    while not folder.is_dir() and folder != folder.parent:
+        folder = folder.parent
+    return folder
 
 
 def start_folder(paths: list[Path]) -> Path:
@@ -101,7 +115,7 @@ class CheckRun:
         from pytest_citations.engine import Engine
 
         self.request = request
-        paths = request.checked_paths
+        paths = request.checked_paths if request.stdin is None else [_existing_folder(request.stdin_filename)]
         missing = [p for p in paths if not p.exists() and not p.is_symlink()]
         if missing:
             raise RunError(f"no such file or folder: {missing[0]}")
@@ -157,6 +171,8 @@ class CheckRun:
         from pytest_citations.run.progress import Progress
 
         request, engine = self.request, self.engine
+        if request.stdin is not None:
+            return self._check_stdin()
         changes = _changes(request) if request.selecting else None
         record = self.record()
         if record is not None:
@@ -185,6 +201,40 @@ class CheckRun:
         caches = [e.state.cache for e in (engine, *engine.nested_engines) if e.state.caching and e.state.cache is not None]
         return CheckOutcome(engine, report, sum(cache.hits for cache in caches), fixed, notices,
                             None if hidden is None else sum(hidden))
+
+    def _check_stdin(self) -> CheckOutcome:
+        """Standard input checked as the file ``stdin_filename``: claimed by its path and the head
+        of the text, read within the limits a file is read within, its findings under that path;
+        what its rules read of other files comes from disk. No cache, no record of the run."""
+        from pytest_citations.core import sources
+        from pytest_citations.discovery import SNIFF_BYTES
+        from pytest_citations.engine import Report
+        from pytest_citations.rules import Finding
+
+        request, engine = self.request, self.engine
+        named = cast(Path, request.stdin_filename)
+        rel = engine.relative(named)
+        if rel is None:
+            return CheckOutcome(engine, Report(engine.outside_root(named.as_posix()), [named.as_posix()]), 0)
+        data = sources.read_stream(request.stdin, engine.config.max_file_size)
+        head = data[:SNIFF_BYTES].decode("utf-8", "replace")
+        kinds = tuple(kind for kind in engine.kinds if engine.discovery.claims_text(kind.name, rel, head))
+        if not kinds or (request.force_exclude and engine.discovery.is_excluded(rel)):
+            notice = f"warning: {rel} is not checked: no kind claims it (see \"Which files are checked\" in docs/configuration.md)"
+            return CheckOutcome(engine, Report([], []), 0, notices=[notice] if kinds == () else [])
+        try:
+            source = sources.source_of_bytes(engine.config.root, rel, data, engine.config.max_file_size)
+        except sources.SourceError as exc:
+            unread = engine.runner.diagnostic(exc.code, Finding(exc.message, exc.line, exc.col), rel)
+            return CheckOutcome(engine, Report([unread] if unread else [], [rel]), 0)
+        if not request.fix:
+            return CheckOutcome(engine, Report(engine.check_file(rel, kinds, source=source), [rel]), 0)
+        from pytest_citations.run.fix import fix_file
+
+        result = fix_file(engine, rel, kinds, request.refresh_verified, write=False, given=source)
+        fixed = {rel: result} if result.written else {}
+        text = (sources.BOM if source.has_bom else "") + result.after
+        return CheckOutcome(engine, Report(result.diagnostics, [rel]), 0, fixed, fixed_text=text)
 
     def _run_tasks(
         self, changes: Changes | None, progress: Progress, fix_and_check: Callable | None

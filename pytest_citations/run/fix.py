@@ -77,12 +77,14 @@ def introduces_findings(before: list[Diagnostic], after: list[Diagnostic]) -> bo
     return any(value < 0 for value in counts.values())
 
 
-def fix_file(engine: Any, rel: str, kinds: tuple, refresh: bool = False, write: bool = True) -> FixResult:
+def fix_file(engine: Any, rel: str, kinds: tuple, refresh: bool = False, write: bool = True,
+             given: sources.Source | None = None) -> FixResult:
     """Fix one artifact file in place (``write`` false: only work out its fixed text); returns what
     is left, how many fixes were applied, whether, with ``refresh``, a kind's refresh recorded what
-    checking established, and the text before and after."""
+    checking established, and the text before and after. ``given``: the file's text in memory
+    (standard input), fixed instead of the file on disk (only with ``write`` false)."""
     try:
-        source = sources.read_source(engine.config.root, rel, engine.config.max_file_size)
+        source = given or sources.read_source(engine.config.root, rel, engine.config.max_file_size)
     except sources.SourceError:
         return FixResult(engine.check_file(rel, kinds), 0)
     current = source

@@ -193,3 +193,88 @@ def test_show_fixes_without_fix_lists_the_fixable_findings(repo, capsys):
 def test_show_fixes_stays_out_of_machine_formats(repo, capsys):
     _, shown = _out(capsys, repo, "--show-fixes", "--format", "json")
     assert json.loads(shown)["summary"]["fixable"] == 4
+
+
+# -- `-` with --stdin-filename ---------------------------------------------------------------------
+
+
+def _stdin(monkeypatch, data: bytes) -> None:
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+
+
+def _check_stdin(monkeypatch, capsys, data: bytes, *args) -> tuple[int, str, str]:
+    _stdin(monkeypatch, data)
+    code = main(["check", "-", *map(str, args)])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_stdin_is_checked_as_the_file_it_names(repo, capsys, monkeypatch):
+    monkeypatch.chdir(repo)
+    text = (repo / SOLID).read_bytes()
+    _, on_disk = _out(capsys, SOLID, "--no-cache", "--format", "json")
+    code, shown, _ = _check_stdin(monkeypatch, capsys, text, "--stdin-filename", SOLID, "--format", "json")
+    assert code == 1
+
+    def found(report: str) -> list[tuple]:  # (U113's merge is offered only for a text held whole, as --fix holds it)
+        return [(d["path"], d["line"], d["col"], d["code"], d["message"]) for d in json.loads(report)["diagnostics"]]
+
+    assert found(shown) == found(on_disk)
+    code, shown, _ = _check_stdin(monkeypatch, capsys, text + b'{"not": "a record"}\n', "--stdin-filename", SOLID,
+                                  "--format", "json")
+    assert (repo / SOLID).read_bytes() == text
+    assert [d["line"] for d in json.loads(shown)["diagnostics"] if d["code"] == "U102"] == [11, 13]
+
+
+def test_stdin_under_a_new_name_reads_the_rest_of_the_repository_from_disk(repo, capsys, monkeypatch):
+    monkeypatch.chdir(repo)
+    moved = "research-runs/2026-02-13-solid-state-batteries/citations/citations.jsonl"
+    text = (repo / moved).read_bytes()
+    (repo / moved).unlink()
+    code, shown, _ = _check_stdin(monkeypatch, capsys, text, "--stdin-filename", moved, "--format", "json")
+    data = json.loads(shown)
+    assert code == 1 and data["files_checked"] == 1
+    assert {d["path"] for d in data["diagnostics"]} == {moved}
+    # U111 asks the disk whether the run directory holds a cited artifact
+    assert any(d["code"] == "U111" for d in data["diagnostics"])
+
+
+def test_stdin_that_no_kind_claims_is_not_checked(repo, capsys, monkeypatch):
+    monkeypatch.chdir(repo)
+    code, shown, err = _check_stdin(monkeypatch, capsys, b"hello\n", "--stdin-filename", "notes/readme.txt")
+    assert code == 0
+    assert "notes/readme.txt is not checked: no kind claims it" in err
+    assert "All checks passed: 0 files checked." in shown
+
+
+def test_stdin_is_untrusted_like_a_file(repo, capsys, monkeypatch):
+    monkeypatch.chdir(repo)
+    with (repo / "pyproject.toml").open("a") as settings:
+        settings.write("max-file-size = 100\n")
+    record = b'{"schema_version": "citation.v1", "a": "'
+    code, shown, _ = _check_stdin(monkeypatch, capsys, record + b'"}\n' * 30, "--stdin-filename", SOLID, "--no-source")
+    assert code == 1
+    assert f"{SOLID}:1:1: C003 file is over the 100-byte limit (max-file-size)" in shown
+    code, shown, _ = _check_stdin(monkeypatch, capsys, record + b'\xff"}\n', "--stdin-filename", SOLID, "--no-source")
+    assert code == 1
+    assert f"{SOLID}:1:{len(record) + 1}: C002 not valid UTF-8: byte 0xff at offset {len(record)}" in shown
+
+
+def test_stdin_with_fix_prints_the_fixed_text_and_writes_nothing(repo, capsys, monkeypatch):
+    monkeypatch.chdir(repo)
+    before = (repo / SOLID).read_bytes()
+    code, shown, err = _check_stdin(monkeypatch, capsys, before, "--stdin-filename", SOLID, "--fix", "--no-source")
+    assert (repo / SOLID).read_bytes() == before
+    assert main(["check", SOLID, "--fix", "--no-cache"]) == 1
+    capsys.readouterr()
+    assert shown == (repo / SOLID).read_text()  # what --fix would have written
+    assert code == 1
+    assert "Found 9 errors in 1 file." in err  # what is left, on standard error
+
+
+def test_stdin_needs_a_name_and_comes_alone(repo, capsys, monkeypatch):
+    _stdin(monkeypatch, b"")
+    assert main(["check", "-"]) == 2
+    assert "--stdin-filename" in capsys.readouterr().err
+    assert main(["check", "-", str(repo), "--stdin-filename", SOLID]) == 2
+    assert "standard input" in capsys.readouterr().err
