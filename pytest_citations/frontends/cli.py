@@ -24,6 +24,9 @@ if TYPE_CHECKING:
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 EXIT_CLOSED_PIPE = 128 + 13  # 128 + SIGPIPE, as a shell reports a program the signal ended
 INTERNAL_ERROR = "C006"
+CLEAR_SCREEN = "\x1b[2J\x1b[H"  # --watch on a terminal: the screen cleared before each run after the first
+WATCH_SEPARATOR = "-" * 20  # --watch elsewhere: a line between runs
+WATCH_MISSING = "--watch needs the watchfiles package: pip install 'pytest-citations[watch]'"
 
 
 def _codes(text: str) -> tuple[str, ...]:
@@ -114,6 +117,8 @@ def build_parser(only_check: bool = False) -> argparse.ArgumentParser:
                          "as git lists them) and what the named files affect (for pre-commit)")
     check.add_argument("--shard", type=_shard, metavar="K/N",
                        help="check only the K-th of N deterministic parts of the files (to split a run across CI jobs)")
+    check.add_argument("-w", "--watch", action="store_true",
+                       help="check again whenever a file under PATHS changes, until Ctrl-C (needs pytest-citations[watch])")
     check.add_argument("-v", "--verbose", action="store_true", help="say how many files were checked and how many came from the cache")
     quiet = check.add_mutually_exclusive_group()
     quiet.add_argument("-q", "--quiet", action="store_true", help="print the findings only: no summary, no notices")
@@ -233,6 +238,59 @@ def _main(argv: list[str]) -> int:
 
 
 def run_check(args: argparse.Namespace) -> int:
+    if args.watch:
+        return _watch(args)
+    return _check_once(args)
+
+
+def _watch(args: argparse.Namespace) -> int:
+    """``--watch``: check, then check again after each change under the paths (the screen cleared
+    on a terminal, a separator line elsewhere), until Ctrl-C, which ends it with status 0. What the
+    run itself writes (the cache, the record of the run, ``--output-file``) is not watched."""
+    if _reads_stdin(args):
+        print("citations: error: --watch cannot watch standard input", file=sys.stderr)
+        return EXIT_USAGE
+    paths = list(args.paths) or [Path.cwd()]
+    try:
+        changes = _watched_changes(paths, _not_watched(args, paths))
+        _check_once(args)
+        for _ in changes:
+            sys.stdout.write(CLEAR_SCREEN if sys.stdout.isatty() else f"{WATCH_SEPARATOR}\n")
+            print("citations: files changed, checking again", file=sys.stderr)
+            _check_once(args)
+    except ImportError:
+        print(f"citations: error: {WATCH_MISSING}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return EXIT_CLEAN
+    return EXIT_CLEAN
+
+
+def _not_watched(args: argparse.Namespace, paths: list[Path]) -> list[Path]:
+    """What a run writes under the paths: the cache folders and the report file."""
+    folders = [Path(p if p.is_dir() else p.parent) for p in paths]
+    chosen = args.cache_dir or os.environ.get("CITATIONS_CACHE_DIR")
+    ignored = [Path(chosen)] if chosen else []
+    ignored += [folder / ".citations_cache" for folder in folders]
+    if args.output_file:
+        ignored.append(args.output_file)
+    return [Path(os.path.abspath(path)) for path in ignored]
+
+
+def _watched_changes(paths: list[Path], ignored: list[Path], **options):
+    """The changes under ``paths`` as watchfiles sees them, one set per batch (ImportError when it
+    is not installed: it is an optional dependency, imported only here)."""
+    import watchfiles
+
+    class Filter(watchfiles.DefaultFilter):
+        def __call__(self, change, path: str) -> bool:
+            return super().__call__(change, path) and not any(Path(path).is_relative_to(below) for below in ignored)
+
+    return watchfiles.watch(*paths, watch_filter=Filter(ignore_dirs=(*watchfiles.DefaultFilter.ignore_dirs, ".citations_cache")),
+                            **options)
+
+
+def _check_once(args: argparse.Namespace) -> int:
     from pytest_citations.run.checking import CheckRun, RunError
 
     if args.refresh_verified and not (args.fix or args.diff):

@@ -278,3 +278,80 @@ def test_stdin_needs_a_name_and_comes_alone(repo, capsys, monkeypatch):
     assert "--stdin-filename" in capsys.readouterr().err
     assert main(["check", "-", str(repo), "--stdin-filename", SOLID]) == 2
     assert "standard input" in capsys.readouterr().err
+
+
+# -- --watch ---------------------------------------------------------------------------------------
+
+
+def test_watch_checks_again_after_each_change_and_ctrl_c_ends_it(repo, capsys, monkeypatch):
+    from pytest_citations.frontends import cli
+
+    asked = []
+
+    def changes(paths, ignored):
+        asked.append((paths, ignored))
+        (repo / SOLID).write_text((repo / SOLID).read_text() + '{"not": "a record"}\n')
+        yield {("modified", str(repo / SOLID))}
+        (repo / EV).write_text("")
+        yield {("modified", str(repo / EV))}
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "_watched_changes", changes)
+    assert main(["check", str(repo), "--watch", "--no-source", "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    runs = [json.loads(part) for part in captured.out.split("\n" + cli.WATCH_SEPARATOR + "\n")]
+    assert [len(run["diagnostics"]) for run in runs] == [14, 15, 14]
+    assert EV in {d["path"] for d in runs[1]["diagnostics"]} - {d["path"] for d in runs[2]["diagnostics"]}
+    assert captured.err.count("citations: files changed, checking again") == 2
+    paths, ignored = asked[0]
+    assert paths == [repo] and any(str(path).endswith(".citations_cache") for path in ignored)
+
+
+def test_watch_clears_a_terminal_between_runs(repo, monkeypatch):
+    from pytest_citations.frontends import cli
+
+    def changes(paths, ignored):
+        yield {("modified", str(repo / SOLID))}
+
+    monkeypatch.setattr(cli, "_watched_changes", changes)
+    shown = _on_terminal(monkeypatch, repo, "--watch", "--no-source")
+    first, second = shown.split(cli.CLEAR_SCREEN)
+    assert first.endswith("explains a rule.\n") and second.endswith("explains a rule.\n")
+
+
+def test_watch_without_watchfiles_says_how_to_install_it(repo, capsys, monkeypatch):
+    monkeypatch.setitem(__import__("sys").modules, "watchfiles", None)  # (as if not installed)
+    assert main(["check", str(repo), "--watch"]) == 2
+    assert "pip install 'pytest-citations[watch]'" in capsys.readouterr().err
+
+
+def test_watch_with_watchfiles_sees_a_real_change(repo, capsys, monkeypatch):
+    """The real watcher: a file changed in a thread is seen (bounded by a stop event, not a sleep)."""
+    import threading
+
+    watchfiles = pytest.importorskip("watchfiles")
+    from pytest_citations.frontends import cli
+
+    stop = threading.Event()
+    real = cli._watched_changes
+
+    def bounded(paths, ignored):
+        for found in real(paths, ignored, stop_event=stop):
+            stop.set()  # one change is enough
+            yield found
+
+    def change_soon():
+        for _ in range(50):  # until the watcher has seen one (it may start after the first write)
+            if stop.wait(0.2):
+                return
+            (repo / EV).write_text((repo / EV).read_text() + "\n")
+
+    monkeypatch.setattr(cli, "_watched_changes", bounded)
+    writer = threading.Thread(target=change_soon)
+    writer.start()
+    try:
+        assert main(["check", str(repo), "--watch", "--no-source"]) == 0
+    finally:
+        stop.set()
+        writer.join()
+    assert watchfiles and capsys.readouterr().err.count("files changed, checking again") == 1
