@@ -15,7 +15,7 @@ import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+from typing import BinaryIO, NamedTuple
 
 from pytest_citations.run import dependencies
 
@@ -360,6 +360,22 @@ def read_source(root: Path, path: Path | str, max_size: int = DEFAULT_MAX_FILE_S
     data, resolved, shown = _read(root, path, max_size)
     text = decode_text(data)
     return Source(root, resolved, shown, data, text.removeprefix(BOM), text.startswith(BOM))
+
+
+def read_stream(stream: BinaryIO, max_size: int = DEFAULT_MAX_FILE_SIZE) -> bytes:
+    """What ``stream`` (standard input) holds, but never more than ``max_size + 1`` bytes: an
+    untrusted stream is read as a file is, within the limit (:func:`source_of_bytes` tells it)."""
+    return stream.read(max_size + 1)
+
+
+def source_of_bytes(root: Path, rel: str, data: bytes, max_size: int = DEFAULT_MAX_FILE_SIZE) -> Source:
+    """``data`` (read by :func:`read_stream`) as the text of a file ``rel`` inside ``root`` that is
+    not read from disk: size-capped (C003) and strict UTF-8 (C002) as :func:`read_source` reads one."""
+    if len(data) > max_size:
+        raise SourceError("C003", f"file is over the {max_size}-byte limit (max-file-size)")
+    root = resolved_root(root)
+    text = decode_text(data)
+    return Source(root, root / rel, rel, data, text.removeprefix(BOM), text.startswith(BOM))
 
 
 def decode_text(data: bytes) -> str:

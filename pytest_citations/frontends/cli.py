@@ -11,11 +11,12 @@ import gc
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from pytest_citations import __version__
 
 if TYPE_CHECKING:
+    from pytest_citations.engine import Report
     from pytest_citations.run.checking import CheckOutcome, CheckRequest
 
 # Only what building the parser needs is imported here: each command imports what it runs, so that
@@ -24,6 +25,9 @@ if TYPE_CHECKING:
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 EXIT_CLOSED_PIPE = 128 + 13  # 128 + SIGPIPE, as a shell reports a program the signal ended
 INTERNAL_ERROR = "C006"
+CLEAR_SCREEN = "\x1b[2J\x1b[H"  # --watch on a terminal: the screen cleared before each run after the first
+WATCH_SEPARATOR = "-" * 20  # --watch elsewhere: a line between runs
+WATCH_MISSING = "--watch needs the watchfiles package: pip install 'pytest-citations[watch]'"
 
 
 def _codes(text: str) -> tuple[str, ...]:
@@ -68,7 +72,10 @@ def build_parser(only_check: bool = False) -> argparse.ArgumentParser:
         epilog="exit status: 0 no errors (warnings allowed), 1 errors found, 2 usage or settings error "
         "or an internal error (C006)",
     )
-    check.add_argument("paths", nargs="*", type=Path, metavar="PATHS", help="files or folders to check")
+    check.add_argument("paths", nargs="*", type=Path, metavar="PATHS",
+                       help="files or folders to check; - for standard input (with --stdin-filename)")
+    check.add_argument("--stdin-filename", type=Path, metavar="PATH",
+                       help="check standard input as if it were the file PATH (with --fix: print the fixed text, write nothing)")
     check.add_argument("--format", "--output-format", dest="format", choices=FORMATS,
                        help="output format (default: text; github under GitHub Actions)")
     check.add_argument("--output-file", type=Path, metavar="FILE", help="write the report to FILE instead of standard output")
@@ -80,6 +87,8 @@ def build_parser(only_check: bool = False) -> argparse.ArgumentParser:
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when errors are found")
     check.add_argument("--force-exclude", action="store_true", help="honour excludes for paths named on the command line too (for pre-commit)")
     check.add_argument("--fix", action="store_true", help="apply the fixes of fixable rules, then report what is left")
+    check.add_argument("--show-fixes", action="store_true",
+                       help="in the text format, list per file the fixes --fix applied or, without --fix, the fixable findings")
     check.add_argument("--diff", action="store_true",
                        help="print what --fix would change as a unified diff and write nothing; exit 1 when anything would change")
     check.add_argument("--refresh-verified", action="store_true",
@@ -89,6 +98,9 @@ def build_parser(only_check: bool = False) -> argparse.ArgumentParser:
     check.add_argument("--baseline", type=Path, metavar="FILE", help="report only diagnostics not recorded in FILE")
     check.add_argument("--write-baseline", type=Path, metavar="FILE", help="record every current diagnostic in FILE and exit 0")
     check.add_argument("--no-source", action="store_true", help="do not print the offending source line under each diagnostic")
+    check.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                       help="colour the text format: auto (the default) on a terminal unless $NO_COLOR is set, or when "
+                       "$FORCE_COLOR is; always; never. Machine formats are never coloured")
     check.add_argument("-j", "--jobs", type=_jobs, default=1, metavar="N",
                        help="check files in N processes (0: one per core; default 1)")
     check.add_argument("--no-cache", action="store_true", help="check every file; do not read or write the result cache")
@@ -106,6 +118,8 @@ def build_parser(only_check: bool = False) -> argparse.ArgumentParser:
                          "as git lists them) and what the named files affect (for pre-commit)")
     check.add_argument("--shard", type=_shard, metavar="K/N",
                        help="check only the K-th of N deterministic parts of the files (to split a run across CI jobs)")
+    check.add_argument("-w", "--watch", action="store_true",
+                       help="check again whenever a file under PATHS changes, until Ctrl-C (needs pytest-citations[watch])")
     check.add_argument("-v", "--verbose", action="store_true", help="say how many files were checked and how many came from the cache")
     quiet = check.add_mutually_exclusive_group()
     quiet.add_argument("-q", "--quiet", action="store_true", help="print the findings only: no summary, no notices")
@@ -225,6 +239,59 @@ def _main(argv: list[str]) -> int:
 
 
 def run_check(args: argparse.Namespace) -> int:
+    if args.watch:
+        return _watch(args)
+    return _check_once(args)
+
+
+def _watch(args: argparse.Namespace) -> int:
+    """``--watch``: check, then check again after each change under the paths (the screen cleared
+    on a terminal, a separator line elsewhere), until Ctrl-C, which ends it with status 0. What the
+    run itself writes (the cache, the record of the run, ``--output-file``) is not watched."""
+    if _reads_stdin(args):
+        print("citations: error: --watch cannot watch standard input", file=sys.stderr)
+        return EXIT_USAGE
+    paths = list(args.paths) or [Path.cwd()]
+    try:
+        changes = _watched_changes(paths, _not_watched(args, paths))
+        _check_once(args)
+        for _ in changes:
+            sys.stdout.write(CLEAR_SCREEN if sys.stdout.isatty() else f"{WATCH_SEPARATOR}\n")
+            print("citations: files changed, checking again", file=sys.stderr)
+            _check_once(args)
+    except ImportError:
+        print(f"citations: error: {WATCH_MISSING}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return EXIT_CLEAN
+    return EXIT_CLEAN
+
+
+def _not_watched(args: argparse.Namespace, paths: list[Path]) -> list[Path]:
+    """What a run writes under the paths: the cache folders and the report file."""
+    folders = [Path(p if p.is_dir() else p.parent) for p in paths]
+    chosen = args.cache_dir or os.environ.get("CITATIONS_CACHE_DIR")
+    ignored = [Path(chosen)] if chosen else []
+    ignored += [folder / ".citations_cache" for folder in folders]
+    if args.output_file:
+        ignored.append(args.output_file)
+    return [Path(os.path.abspath(path)) for path in ignored]
+
+
+def _watched_changes(paths: list[Path], ignored: list[Path], **options):
+    """The changes under ``paths`` as watchfiles sees them, one set per batch (ImportError when it
+    is not installed: it is an optional dependency, imported only here)."""
+    import watchfiles
+
+    class Filter(watchfiles.DefaultFilter):
+        def __call__(self, change, path: str) -> bool:
+            return super().__call__(change, path) and not any(Path(path).is_relative_to(below) for below in ignored)
+
+    return watchfiles.watch(*paths, watch_filter=Filter(ignore_dirs=(*watchfiles.DefaultFilter.ignore_dirs, ".citations_cache")),
+                            **options)
+
+
+def _check_once(args: argparse.Namespace) -> int:
     from pytest_citations.run.checking import CheckRun, RunError
 
     if args.refresh_verified and not (args.fix or args.diff):
@@ -232,6 +299,10 @@ def run_check(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if args.fix and args.diff:
         print("citations: error: --diff shows what --fix would write: use one of them", file=sys.stderr)
+        return EXIT_USAGE
+    problem = _stdin_problem(args)
+    if problem:
+        print(f"citations: error: {problem}", file=sys.stderr)
         return EXIT_USAGE
     request = check_request(args)
     try:
@@ -254,7 +325,27 @@ def run_check(args: argparse.Namespace) -> int:
         from pytest_citations.run.fix import summary
 
         sys.stderr.write(summary(fixed, args.refresh_verified))
+    if outcome.fixed_text is not None:  # standard input fixed: its text goes out, the report to standard error
+        sys.stdout.write(outcome.fixed_text)
+        sys.stdout.flush()
+        return _report(args, request, outcome, sys.stderr)
     return _report(args, request, outcome)
+
+
+def _reads_stdin(args: argparse.Namespace) -> bool:
+    """Whether standard input is checked: ``-`` is the path, or ``--stdin-filename`` with no path (as ruff)."""
+    return args.paths == [Path("-")] or (args.stdin_filename is not None and not args.paths)
+
+
+def _stdin_problem(args: argparse.Namespace) -> str | None:
+    """Why the paths and ``--stdin-filename`` cannot go together, if they cannot."""
+    if Path("-") in args.paths and len(args.paths) > 1:
+        return "- (standard input) is checked alone: name no other path"
+    if _reads_stdin(args) and args.stdin_filename is None:
+        return "- (standard input) needs --stdin-filename PATH: the file whose kind and settings it has"
+    if _reads_stdin(args) and (args.staged is not None or args.since or args.affected_by or args.shard or args.write_baseline):
+        return "--since, --staged, --affected-by, --shard and --write-baseline cannot check standard input"
+    return None
 
 
 def check_request(args: argparse.Namespace) -> CheckRequest:
@@ -264,13 +355,15 @@ def check_request(args: argparse.Namespace) -> CheckRequest:
     def paths(option: list[Path] | None) -> tuple[Path, ...] | None:
         return None if option is None else tuple(option)
 
+    stdin = {"stdin": sys.stdin.buffer, "stdin_filename": args.stdin_filename} if _reads_stdin(args) else {}
     return CheckRequest(
-        paths=tuple(args.paths), config_file=args.config, baseline_file=args.baseline,
+        paths=() if stdin else tuple(args.paths), config_file=args.config, baseline_file=args.baseline,
         select=args.select, ignore=args.ignore, extend_select=args.extend_select, extend_ignore=args.extend_ignore,
         force_exclude=args.force_exclude,
         use_cache=not args.no_cache, cache_dir=args.cache_dir, since=args.since,
         staged=paths(args.staged), affected_by=paths(args.affected_by), shard=args.shard,
         jobs=args.jobs, fix=args.fix or args.diff, refresh_verified=args.refresh_verified, write_fixes=not args.diff,
+        **stdin,
     )
 
 
@@ -287,8 +380,8 @@ def _show_diff(fixed: dict) -> int:
     return EXIT_FINDINGS if fixed else EXIT_CLEAN
 
 
-def _report(args: argparse.Namespace, request: CheckRequest, outcome: CheckOutcome) -> int:
-    """Show the outcome as asked; the exit status."""
+def _report(args: argparse.Namespace, request: CheckRequest, outcome: CheckOutcome, out: TextIO | None = None) -> int:
+    """Show the outcome as asked (on ``out``, standard output by default); the exit status."""
     from pytest_citations.core import baseline as baseline_module
     from pytest_citations.frontends.reporters import render, statistics
 
@@ -297,6 +390,8 @@ def _report(args: argparse.Namespace, request: CheckRequest, outcome: CheckOutco
         files = len(report.files)
         print(f"citations: {files} file{'s' if files != 1 else ''} checked, {hits} from the cache", file=sys.stderr)
     notices = not (args.quiet or args.silent)
+    if request.stdin is not None:  # (the run's notices said what was not checked)
+        notices = False
     if not selecting and notices:
         from pytest_citations.frontends.reporters._common import safe
 
@@ -328,17 +423,52 @@ def _report(args: argparse.Namespace, request: CheckRequest, outcome: CheckOutco
     if args.statistics:
         text = statistics(report, output_format, engine.registry)
     else:
-        text = render(output_format, report, engine.registry, show_source=not args.no_source, quiet=args.quiet)
+        text = render(output_format, report, engine.registry, **_render_options(args, output_format, outcome, report))
     if args.output_file:
         if not _write(args.output_file, text):
             return EXIT_USAGE
     elif not args.silent:
-        sys.stdout.write(text)
+        (out or sys.stdout).write(text)
     if any(d.code == INTERNAL_ERROR for d in report.diagnostics):
         return EXIT_USAGE  # a file was not fully checked: this must never pass, not even with --exit-zero
     if report.errors and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def _render_options(args: argparse.Namespace, output_format: str, outcome: CheckOutcome, report: Report) -> dict:
+    """How ``report`` (the outcome's, its paths as shown) is rendered: its source lines, quietness,
+    how many findings the baseline hid and, for the text format, colour and the fixes."""
+    options = {"show_source": not args.no_source, "quiet": args.quiet, "hidden_by_baseline": outcome.hidden_by_baseline}
+    if output_format == "text":
+        from pytest_citations.frontends.reporters.text import wants_color
+
+        terminal = args.output_file is None and sys.stdout.isatty()
+        options["color"] = wants_color(args.color, terminal, os.environ)
+        if args.show_fixes:
+            options["fixes"] = _fixes_list(args.fix, outcome, report)
+    return options
+
+
+def _fixes_list(fixing: bool, outcome: CheckOutcome, report: Report) -> list[str]:
+    """``--show-fixes``: the fixes applied per file (with ``--fix``), else the fixable findings of
+    ``report``; paths as shown."""
+    from collections import Counter
+
+    from pytest_citations.frontends.reporters.text import fixes_list
+    from pytest_citations.frontends.shown_paths import shown_path, working_folder
+
+    per_file: dict[str, Counter] = {}
+    names = {item.code: item.name for item in outcome.engine.registry.declared()}
+    if fixing:
+        root, folder = outcome.engine.config.root, working_folder()
+        per_file = {shown_path(path, root, folder): result.codes for path, result in outcome.fixed.items()}
+    else:
+        for d in report.diagnostics:
+            if d.fix is not None:
+                per_file.setdefault(d.path, Counter())[d.code] += 1
+                names.setdefault(d.code, d.name)
+    return fixes_list(per_file, names, fixing)
 
 
 def _write(path: Path, text: str) -> bool:

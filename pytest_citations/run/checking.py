@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from pytest_citations.core.diagnostics import Diagnostic
@@ -51,6 +51,10 @@ class CheckRequest:
     fix: bool = False
     refresh_verified: bool = False
     write_fixes: bool = True  # False: work out what ``fix`` would change, and write nothing
+    # A binary stream (standard input) whose text is checked as the file ``stdin_filename`` would
+    # be; ``paths`` are not checked then. With ``fix``, nothing is written: see CheckOutcome.fixed_text.
+    stdin: Any = None
+    stdin_filename: Path | None = None
 
     @property
     def selecting(self) -> bool:
@@ -65,14 +69,25 @@ class CheckRequest:
 @dataclass
 class CheckOutcome:
     """What a run found: the report, the engine that made it (its settings and rules, for rendering),
-    how many files the cache answered, the files ``fix`` wrote (shown path -> ``FixResult``) and
-    notices for the person running it."""
+    how many files the cache answered, the files ``fix`` wrote (shown path -> ``FixResult``),
+    notices for the person running it and, with a baseline, how many findings it hid."""
 
     engine: Engine
     report: Report
     cache_hits: int
     fixed: dict[str, Any] = field(default_factory=dict)
     notices: list[str] = field(default_factory=list)
+    hidden_by_baseline: int | None = None  # None: no baseline
+    fixed_text: str | None = None  # standard input's text once fixed (a fix of standard input)
+
+
+def _existing_folder(named: Path | None) -> Path:
+    """The deepest folder that exists on the way to the file ``named`` (which need not exist):
+    where its settings are looked for."""
+    folder = Path(os.path.abspath(cast(Path, named))).parent
+    while not folder.is_dir() and folder != folder.parent:
+        folder = folder.parent
+    return folder
 
 
 def start_folder(paths: list[Path]) -> Path:
@@ -100,7 +115,7 @@ class CheckRun:
         from pytest_citations.engine import Engine
 
         self.request = request
-        paths = request.checked_paths
+        paths = request.checked_paths if request.stdin is None else [_existing_folder(request.stdin_filename)]
         missing = [p for p in paths if not p.exists() and not p.is_symlink()]
         if missing:
             raise RunError(f"no such file or folder: {missing[0]}")
@@ -119,22 +134,36 @@ class CheckRun:
 
     def record(self) -> Request | None:
         """The request as the record of the last run knows it, when the run keeps one (it has a
-        cache folder, and it does not fix)."""
+        cache folder, and it does not fix). It names the baseline only when the engine applies it:
+        a record :meth:`check` leaves holds the findings before the baseline."""
         request = self.request
         if self.engine.state.cache_folder is None or request.fix:
             return None
         from pytest_citations.run.replay import Request
 
-        return Request(self.engine, request.checked_paths, request.force_exclude, request.shard, request.baseline_file)
+        baseline_file = request.baseline_file if self.engine.decisions.baseline is not None else None
+        return Request(self.engine, request.checked_paths, request.force_exclude, request.shard, baseline_file)
 
     def check(self) -> CheckOutcome:
+        """The outcome of the request. Unless it fixes, the baseline is applied here, to the whole
+        report, not by the engine to each file: then how many findings it hid is known whether the
+        files were checked here, in workers or answered by the record of the last run. A fix
+        checks with the engine's baseline, so that what it hides is not fixed."""
         from pytest_citations.core import git_history
 
+        baseline = self.engine.decisions.baseline
+        if not self.request.fix:
+            self.engine.decisions.baseline = None  # (nested roots' engines are made from it during the run)
         try:
-            return self._check()
+            outcome = self._check()
         except git_history.ChangesError as exc:
             option = f"--since {self.request.since}" if self.request.since else "--staged"
             raise RunError(f"{option}: {exc}") from None
+        finally:
+            self.engine.decisions.baseline = baseline
+        if baseline is not None and not self.request.fix:
+            outcome.report, outcome.hidden_by_baseline = _after_baseline(outcome.report, baseline)
+        return outcome
 
     def _check(self) -> CheckOutcome:
         from pytest_citations.engine import report_of
@@ -142,6 +171,8 @@ class CheckRun:
         from pytest_citations.run.progress import Progress
 
         request, engine = self.request, self.engine
+        if request.stdin is not None:
+            return self._check_stdin()
         changes = _changes(request) if request.selecting else None
         record = self.record()
         if record is not None:
@@ -151,11 +182,13 @@ class CheckRun:
                 return CheckOutcome(engine, report, kept)
         fixed: dict[str, Any] = {}
         notices: list[str] = []
+        counts_hidden = request.fix and request.write_fixes and engine.decisions.baseline is not None  # (--diff: no summary)
+        hidden: list[int] | None = [] if counts_hidden else None
         progress = Progress()
         if not request.fix:  # a fix goes one file after another
             parallel.claim_in_workers(engine, request.jobs)
         try:
-            fixer = _fixer(fixed, notices, request.refresh_verified, request.write_fixes) if request.fix else None
+            fixer = _fixer(fixed, notices, request.refresh_verified, request.write_fixes, hidden) if request.fix else None
             tasks, results = self._run_tasks(changes, progress, fixer)
         except parallel.WorkerError as exc:  # a file not checked: the run must not pass, as for a C006
             raise RunError(f"{exc} while checking files (-j {request.jobs}): the check is incomplete") from None
@@ -166,7 +199,42 @@ class CheckRun:
             record.record(tasks, results)
         engine.save_cache()
         caches = [e.state.cache for e in (engine, *engine.nested_engines) if e.state.caching and e.state.cache is not None]
-        return CheckOutcome(engine, report, sum(cache.hits for cache in caches), fixed, notices)
+        return CheckOutcome(engine, report, sum(cache.hits for cache in caches), fixed, notices,
+                            None if hidden is None else sum(hidden))
+
+    def _check_stdin(self) -> CheckOutcome:
+        """Standard input checked as the file ``stdin_filename``: claimed by its path and the head
+        of the text, read within the limits a file is read within, its findings under that path;
+        what its rules read of other files comes from disk. No cache, no record of the run."""
+        from pytest_citations.core import sources
+        from pytest_citations.discovery import SNIFF_BYTES
+        from pytest_citations.engine import Report
+        from pytest_citations.rules import Finding
+
+        request, engine = self.request, self.engine
+        named = cast(Path, request.stdin_filename)
+        rel = engine.relative(named)
+        if rel is None:
+            return CheckOutcome(engine, Report(engine.outside_root(named.as_posix()), [named.as_posix()]), 0)
+        data = sources.read_stream(request.stdin, engine.config.max_file_size)
+        head = data[:SNIFF_BYTES].decode("utf-8", "replace")
+        kinds = tuple(kind for kind in engine.kinds if engine.discovery.claims_text(kind.name, rel, head))
+        if not kinds or (request.force_exclude and engine.discovery.is_excluded(rel)):
+            notice = f"warning: {rel} is not checked: no kind claims it (see \"Which files are checked\" in docs/configuration.md)"
+            return CheckOutcome(engine, Report([], []), 0, notices=[notice] if kinds == () else [])
+        try:
+            source = sources.source_of_bytes(engine.config.root, rel, data, engine.config.max_file_size)
+        except sources.SourceError as exc:
+            unread = engine.runner.diagnostic(exc.code, Finding(exc.message, exc.line, exc.col), rel)
+            return CheckOutcome(engine, Report([unread] if unread else [], [rel]), 0)
+        if not request.fix:
+            return CheckOutcome(engine, Report(engine.check_file(rel, kinds, source=source), [rel]), 0)
+        from pytest_citations.run.fix import fix_file
+
+        result = fix_file(engine, rel, kinds, request.refresh_verified, write=False, given=source)
+        fixed = {rel: result} if result.written else {}
+        text = (sources.BOM if source.has_bom else "") + result.after
+        return CheckOutcome(engine, Report(result.diagnostics, [rel]), 0, fixed, fixed_text=text)
 
     def _run_tasks(
         self, changes: Changes | None, progress: Progress, fix_and_check: Callable | None
@@ -194,10 +262,12 @@ class CheckRun:
         return tasks, parallel.check(tasks, request.jobs, progress.advance)
 
 
-def _fixer(fixed: dict[str, Any], notices: list[str], refresh: bool, write: bool = True) -> Callable:
+def _fixer(fixed: dict[str, Any], notices: list[str], refresh: bool, write: bool = True,
+           hidden: list[int] | None = None) -> Callable:
     """A check_file for ``fix`` that fixes as it checks (and, with ``refresh``, records verification),
     keeping the :class:`~pytest_citations.run.fix.FixResult` of each written file by its shown path
-    in ``fixed``; a file that changed while it was fixed is checked as it is, and said in ``notices``."""
+    in ``fixed``; a file that changed while it was fixed is checked as it is, and said in ``notices``.
+    With ``hidden``, how many findings the baseline hid in each file is added to it."""
     from pytest_citations.run.fix import FileChangedError, fix_file
 
     def fix_and_check(owner, rel, kinds):
@@ -205,12 +275,41 @@ def _fixer(fixed: dict[str, Any], notices: list[str], refresh: bool, write: bool
             result = fix_file(owner, rel, kinds, refresh, write)
         except FileChangedError as exc:
             notices.append(str(exc))
-            return owner.check_file(rel, kinds)
-        if result.written:
-            fixed[owner.display_prefix + rel] = result
-        return result.diagnostics
+            found = owner.check_file(rel, kinds)
+        else:
+            if result.written:
+                fixed[owner.display_prefix + rel] = result
+            found = result.diagnostics
+        if hidden is not None:
+            hidden.append(_hidden_in_file(owner, rel, kinds, found))
+        return found
 
     return fix_and_check
+
+
+def _hidden_in_file(owner: Engine, rel: str, kinds: tuple, shown: list[Diagnostic]) -> int:
+    """How many findings the baseline hid in a file that has just been fixed, of which ``shown``
+    were shown: the file is checked once more without the baseline (only one the baseline names)."""
+    baseline = owner.decisions.baseline
+    if not baseline or owner.display_prefix + rel not in baseline:
+        return 0
+    owner.decisions.baseline = None
+    try:
+        return len(owner.check_file(rel, kinds)) - len(shown)
+    finally:
+        owner.decisions.baseline = baseline
+
+
+def _after_baseline(report: Report, baseline: Any) -> tuple[Report, int]:
+    """``report`` without what ``baseline`` records, file by file, and how many findings that hid."""
+    from pytest_citations.core import baseline as baseline_module
+    from pytest_citations.engine import Report
+
+    by_file: dict[str, list[Diagnostic]] = {}
+    for diagnostic in report.diagnostics:  # (sorted by path first: each file's stay in their order)
+        by_file.setdefault(diagnostic.path, []).append(diagnostic)
+    kept = [d for found in by_file.values() for d in baseline_module.subtract(found, baseline)]
+    return Report(kept, report.files), len(report.diagnostics) - len(kept)
 
 
 def _changes(request: CheckRequest) -> Changes:

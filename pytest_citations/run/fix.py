@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from pytest_citations.core import sources
@@ -38,6 +38,7 @@ class FixResult:
     refreshed: bool = False  # a kind's refresh rewrote the file too (only when asked)
     before: str = ""  # without writing (``--diff``): the file's text, and its text fixed
     after: str = ""
+    codes: Counter = field(default_factory=Counter)  # the fixes applied, by the code of their diagnostic
 
     @property
     def written(self) -> bool:
@@ -48,8 +49,9 @@ def _overlaps(a: tuple[int, int, str], b: tuple[int, int, str]) -> bool:
     return (a[0] < b[1] and b[0] < a[1]) or a[0] == b[0]
 
 
-def apply_fixes(text: str, fixes: list[Fix]) -> tuple[str, int]:
-    """Apply every fix whose edits overlap no edit of a fix taken before it; return the count."""
+def apply_fixes(text: str, fixes: list[Fix], applied: list[Fix] | None = None) -> tuple[str, int]:
+    """Apply every fix whose edits overlap no edit of a fix taken before it; return the count (and
+    add each fix applied to ``applied``, when given)."""
     taken: list[tuple[int, int, str]] = []
     count = 0
     for fix in sorted(fixes, key=lambda f: min((e.start for e in f.edits), default=0)):
@@ -60,6 +62,8 @@ def apply_fixes(text: str, fixes: list[Fix]) -> tuple[str, int]:
             continue
         taken.extend(spans)
         count += 1
+        if applied is not None:
+            applied.append(fix)
     for start, end, replacement in sorted(taken, key=lambda span: span[0], reverse=True):
         text = text[:start] + replacement + text[end:]
     return text, count
@@ -73,22 +77,26 @@ def introduces_findings(before: list[Diagnostic], after: list[Diagnostic]) -> bo
     return any(value < 0 for value in counts.values())
 
 
-def fix_file(engine: Any, rel: str, kinds: tuple, refresh: bool = False, write: bool = True) -> FixResult:
+def fix_file(engine: Any, rel: str, kinds: tuple, refresh: bool = False, write: bool = True,
+             given: sources.Source | None = None) -> FixResult:
     """Fix one artifact file in place (``write`` false: only work out its fixed text); returns what
     is left, how many fixes were applied, whether, with ``refresh``, a kind's refresh recorded what
-    checking established, and the text before and after."""
+    checking established, and the text before and after. ``given``: the file's text in memory
+    (standard input), fixed instead of the file on disk (only with ``write`` false)."""
     try:
-        source = sources.read_source(engine.config.root, rel, engine.config.max_file_size)
+        source = given or sources.read_source(engine.config.root, rel, engine.config.max_file_size)
     except sources.SourceError:
         return FixResult(engine.check_file(rel, kinds), 0)
     current = source
     applied = 0
+    codes: Counter = Counter()
     diagnostics = engine.check_file(rel, kinds, source=current)
     for _ in range(MAX_ROUNDS):
-        fixes = [d.fix for d in diagnostics if d.fix is not None]
-        if not fixes:
+        code_of = {id(d.fix): d.code for d in diagnostics if d.fix is not None}
+        if not code_of:
             break
-        text, count = apply_fixes(current.text, fixes)
+        taken: list[Fix] = []
+        text, count = apply_fixes(current.text, [d.fix for d in diagnostics if d.fix is not None], taken)
         if count == 0:
             break
         candidate = sources.with_text(current, text)
@@ -96,6 +104,7 @@ def fix_file(engine: Any, rel: str, kinds: tuple, refresh: bool = False, write: 
         if introduces_findings(diagnostics, after):
             break  # the round is undone: a fix must never leave a finding that was not there
         applied += count
+        codes.update(code_of[id(fix)] for fix in taken)
         current, diagnostics = candidate, after
     refreshed = False
     if refresh:
@@ -105,8 +114,8 @@ def fix_file(engine: Any, rel: str, kinds: tuple, refresh: bool = False, write: 
     if write and current.raw != source.raw:
         write_atomic(source, current.raw)
     if write:  # (a fixed file's texts are kept only to be shown: not for every file --fix writes)
-        return FixResult(diagnostics, applied, refreshed)
-    return FixResult(diagnostics, applied, refreshed, source.text, current.text)
+        return FixResult(diagnostics, applied, refreshed, codes=codes)
+    return FixResult(diagnostics, applied, refreshed, source.text, current.text, codes)
 
 
 def _refreshed(engine: Any, rel: str, kinds: tuple, original_text: str, current: sources.Source,

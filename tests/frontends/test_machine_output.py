@@ -55,6 +55,17 @@ def test_json_output_of_every_fixture_follows_the_schema(copy, capsys, monkeypat
     assert sum(row["count"] for row in statistics["statistics"]) == len(report["diagnostics"])
 
 
+def test_the_json_output_with_a_baseline_follows_the_schema(capsys, monkeypatch, validator, tmp_path):
+    root = tmp_path / "example-repo"
+    shutil.copytree(FIXTURES / "example-repo", root)
+    monkeypatch.chdir(root)
+    cli.main(["check", ".", "--no-cache", "--write-baseline", str(tmp_path / "baseline.json")])
+    capsys.readouterr()
+    report = _output(capsys, monkeypatch, root, "--format", "json", "--baseline", str(tmp_path / "baseline.json"))
+    assert report["summary"]["hidden_by_baseline"] > 0 and report["diagnostics"] == []
+    assert _errors(validator, report) == []
+
+
 def test_the_schema_says_something(capsys, monkeypatch, validator, tmp_path):
     """Each part of the schema rejects what the output never holds, so passing it means something."""
     root = tmp_path / "example-repo"

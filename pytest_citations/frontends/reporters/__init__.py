@@ -22,14 +22,22 @@ _MODULES = {
 }
 
 
-def render(format: str, report, registry, *, show_source: bool = True, quiet: bool = False) -> str:
+def render(format: str, report, registry, *, show_source: bool = True, quiet: bool = False, color: bool = False,
+           hidden_by_baseline: int | None = None, fixes: list[str] | None = None) -> str:
     """``report`` in ``format`` (one of :data:`FORMATS`), ready to write as is: no line of it
     starts a CI workflow command, but the annotations of ``github``, and it holds no lone
-    surrogate (see ``reporters/ci_log.py``)."""
+    surrogate (see ``reporters/ci_log.py``). ``color`` and ``fixes`` (``--show-fixes``) go to the
+    text format alone (a machine format is never coloured); ``hidden_by_baseline`` (None: no baseline) to its summary and to
+    the JSON summary."""
     if format not in _MODULES:
         raise ValueError(f"unknown output format {format!r}: expected one of {', '.join(FORMATS)}")
     module = importlib.import_module(f"{__name__}.{_MODULES[format]}")
-    return _defused(format, module.render(report, registry, show_source=show_source, quiet=quiet))
+    options: dict = {"show_source": show_source, "quiet": quiet}
+    if format == "text":
+        options.update(color=color, fixes=fixes)
+    if format in ("text", "json"):
+        options["hidden_by_baseline"] = hidden_by_baseline
+    return _defused(format, module.render(report, registry, **options))
 
 
 def _defused(format: str, text: str) -> str:

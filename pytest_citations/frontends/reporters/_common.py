@@ -1,4 +1,4 @@
-"""Helpers the reporters share: counting, plural words, safe text and the text-format line."""
+"""Helpers the reporters share: counting, plural words, safe text, colours and the text-format line."""
 
 from __future__ import annotations
 
@@ -20,6 +20,10 @@ INDENT = "    "
 _UNSAFE = re.compile(
     "[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ud800-\udfff\ufeff]"
 )
+
+# The colours of the text format (``--color``): SGR sequences put around text that is already safe
+# (its ESC shown as ``\x1b``), so that nothing from the checkout can start, end or add one.
+BOLD, ERROR_STYLE, WARNING_STYLE, MARKER_STYLE, RESET = "\x1b[1m", "\x1b[1;31m", "\x1b[1;33m", "\x1b[36m", "\x1b[0m"
 
 
 def severity_name(diagnostic: Diagnostic) -> str:
@@ -58,16 +62,27 @@ def safe(text: str) -> str:
     return _UNSAFE.sub(lambda m: escape_char(m.group()), text)
 
 
+def paint(text: str, style: str, color: bool) -> str:
+    """``text`` in ``style`` when ``color``; as it is otherwise. ``text`` must be safe already."""
+    return f"{style}{text}{RESET}" if color else text
+
+
+def severity_style(diagnostic: Diagnostic) -> str:
+    return ERROR_STYLE if is_error(diagnostic) else WARNING_STYLE
+
+
 def message_lines(message: str) -> list[str]:
     """A message split on newlines (``\\r\\n``, ``\\r`` or ``\\n``), each line made safe."""
     return [safe(line) for line in re.split(r"\r\n|\r|\n", message)]
 
 
-def diagnostic_line(d: Diagnostic) -> list[str]:
-    """``path:line:col: CODE [*] message``; further lines of a multi-line message are indented."""
+def diagnostic_line(d: Diagnostic, color: bool = False) -> list[str]:
+    """``path:line:col: CODE [*] message``; further lines of a multi-line message are indented.
+    With ``color``, the path is bold, the code in the colour of its severity and ``[*]`` cyan."""
     first, *rest = message_lines(d.message)
-    marker = "[*] " if d.fix is not None else ""
-    lines = [f"{safe(d.path)}:{d.line}:{d.col}: {d.code} {marker}{first}"]
+    marker = f"{paint('[*]', MARKER_STYLE, color)} " if d.fix is not None else ""
+    path, code = paint(safe(d.path), BOLD, color), paint(safe(d.code), severity_style(d), color)
+    lines = [f"{path}:{d.line}:{d.col}: {code} {marker}{first}"]
     lines.extend(INDENT + line for line in rest)
     return lines
 
@@ -79,13 +94,13 @@ def _cells(char: str) -> int:
     return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
 
 
-def source_lines(context: str, col: int, context_start: int = 0) -> list[str]:
+def source_lines(context: str, col: int, context_start: int = 0, caret: str = "^") -> list[str]:
     """The offending line (cut to ``CONTEXT_WIDTH`` characters around ``col``) and a caret line.
 
     ``context`` is the line, or the window of it a diagnostic keeps, ``context_start``
     characters into the line. ``col`` is 1-based and counts characters of the line. Tabs are
     expanded, unsafe characters escaped and wide characters counted as two cells, so the caret
-    stands under the column on a terminal.
+    stands under the column on a terminal. ``caret`` is what marks it (``^``, maybe coloured).
     """
     context = context.rstrip("\r\n")
     context = re.split(r"\r\n|\r|\n", context, maxsplit=1)[0]
@@ -117,12 +132,13 @@ def source_lines(context: str, col: int, context_start: int = 0) -> list[str]:
     if caret_at is None:  # the column is at or past the end of the line
         caret_at = width
     display.append(suffix)
-    return [INDENT + "".join(display).rstrip(), INDENT + " " * caret_at + "^"]
+    return [INDENT + "".join(display).rstrip(), INDENT + " " * caret_at + caret]
 
 
-def format_diagnostic(d: Diagnostic, show_source: bool = True) -> list[str]:
-    """The text-format lines of one diagnostic: its line and, when asked, its source and caret."""
-    lines = diagnostic_line(d)
+def format_diagnostic(d: Diagnostic, show_source: bool = True, color: bool = False) -> list[str]:
+    """The text-format lines of one diagnostic: its line and, when asked, its source and caret
+    (with ``color``, the caret in the colour of its severity)."""
+    lines = diagnostic_line(d, color)
     if show_source and d.context:
-        lines.extend(source_lines(d.context, d.col, d.context_start))
+        lines.extend(source_lines(d.context, d.col, d.context_start, paint("^", severity_style(d), color)))
     return lines

@@ -36,19 +36,23 @@ def diagnostic_to_json(d) -> dict[str, Any]:
     }
 
 
-def to_json(report) -> dict[str, Any]:
+def to_json(report, hidden_by_baseline: int | None = None) -> dict[str, Any]:
+    """The report; its summary has ``hidden_by_baseline`` only when a baseline was given."""
     errors, warnings, fixable = counts(report.diagnostics)
+    summary = {"errors": errors, "warnings": warnings, "fixable": fixable}
+    if hidden_by_baseline is not None:
+        summary["hidden_by_baseline"] = hidden_by_baseline
     return {
         "tool": "pytest-citations",
         "version": pytest_citations.__version__,
         "files_checked": len(report.files),
-        "summary": {"errors": errors, "warnings": warnings, "fixable": fixable},
+        "summary": summary,
         "diagnostics": [diagnostic_to_json(d) for d in report.diagnostics],
     }
 
 
-def render(report, registry=None, **_: object) -> str:
-    return json.dumps(to_json(report), indent=2, ensure_ascii=False) + "\n"
+def render(report, registry=None, *, hidden_by_baseline: int | None = None, **_: object) -> str:
+    return json.dumps(to_json(report, hidden_by_baseline), indent=2, ensure_ascii=False) + "\n"
 
 
 def render_statistics(report, registry=None) -> str:
