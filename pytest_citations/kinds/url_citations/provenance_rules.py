@@ -33,16 +33,14 @@ def _artifacts_in_run(record: Record, ctx: RuleContext) -> bool:
     memo = record.memo
     verdict = memo.get("artifacts in run")
     if verdict is None:
-        verdict = memo["artifacts in run"] = _artifacts_found(record, ctx)
+        verdict = True
+        for entry in record.data["found_by"]:
+            path = entry["artifact_path"]
+            if not isinstance(path, str) or _artifact_verdict(ctx, path) != "ok":
+                verdict = False
+                break
+        memo["artifacts in run"] = verdict
     return verdict
-
-
-def _artifacts_found(record: Record, ctx: RuleContext) -> bool:
-    for entry in record.data["found_by"]:
-        path = entry["artifact_path"]
-        if not isinstance(path, str) or _artifact_verdict(ctx, path) != "ok":
-            return False
-    return True
 
 
 @rule(

@@ -55,7 +55,7 @@ def _cid_kept(ctx: RuleContext, cid) -> str | None:
 
 def _urls_absolute(record: Record, ctx: RuleContext) -> bool:
     """U103 finds nothing: ``url_original`` has a normalization and ``url`` is an http(s) URL."""
-    accepted = _accepted_normalizations(record, ctx.kind_options["url-profile"])
+    accepted = _accepted_normalizations(record, ctx.file.kind_options["url-profile"])
     return bool(accepted) and http_url_problem(record.data["url"]) is None
 
 
@@ -108,7 +108,7 @@ def _other_profile(profile: str) -> str:
 
 def _normalized_url_accepted(record: Record, ctx: RuleContext) -> bool:
     """U104 finds nothing: ``normalized_url`` is one the profile accepts for ``url_original``."""
-    return record.data["normalized_url"] in _accepted_normalizations(record, ctx.kind_options["url-profile"])
+    return record.data["normalized_url"] in _accepted_normalizations(record, ctx.file.kind_options["url-profile"])
 
 
 @rule("U104", "normalized-url-mismatch", kind=KIND, fixable=True, passes=_normalized_url_accepted)
