@@ -7,7 +7,9 @@ agrees with the status (U109). The URL and its cid are checked in ``url_rules.py
 
 Each rule declares beside its check the check's cheap test of a record it finds nothing in
 (``passes=``, see :func:`pytest_citations.rules.rule`): the rule runner calls the check only for a
-record that test does not pass.'''
+record that test does not pass. The tests are written for the common record, whose fields have
+their schema types: of another they may say False or raise (a missing key, a value of another
+type), and the check decides. What several of them derive is kept in ``record.memo``.'''
 
 from __future__ import annotations
 
