@@ -57,18 +57,15 @@ class RuleRunner:
         found; with ``ends``, also ``(unit, None)`` once a unit is done (a front end that answers
         per unit learns of the units without findings). A parse problem the kind reports, a file
         that cannot be read and a parser's crash come as ``(None, diagnostic)``."""
-        # (rule, its check, its context) per running rule; a rule that crashes leaves the list
+        # (rule, its check, its context, its predicate or None) per running rule; a rule that
+        # crashes leaves the list
         running = [
             # (a record rule always has a check; only engine rules have none)
             (r, cast("Callable[..., Iterable[Finding]]", r.check),
-             RuleContext(ctx, self.config.rule_options.get(r.code, {})))
+             RuleContext(ctx, self.config.rule_options.get(r.code, {})), r.passes)
             for r in rules
         ]
-        # A kind may tell in one call that none of its running rules reports anything for a unit
-        # (``quick_pass(unit, {code: rule context})``); for any other unit the rules run one by one.
-        quick_pass = getattr(ctx.kind, "quick_pass", None)
-        contexts = {item.code: rule_ctx for item, _, rule_ctx in running}
-        by_type: dict[type, list] = {}  # a unit's type -> the running rules that check such units
+        by_type: dict[type, list[tuple]] = {}  # a unit's type -> the running rules that check such units
         try:
             for unit in ctx.kind.units(ctx):
                 if isinstance(unit, Reported):
@@ -76,20 +73,28 @@ class RuleRunner:
                     if diagnostic:
                         yield None, diagnostic
                     continue
-                if quick_pass is not None:
-                    try:
-                        if quick_pass(unit, contexts):
-                            if ends:
-                                yield unit, None
-                            continue
-                    except Exception:  # said nothing: the rules run one by one, a crash reported as its rule's
-                        pass
-                crashed = None
                 applicable = by_type.get(type(unit))
                 if applicable is None:
                     applicable = by_type[type(unit)] = [e for e in running if isinstance(unit, e[0].unit)]
-                for entry in applicable:
-                    item, check, rule_ctx = entry
+                # Each rule's predicate first: a unit that all of them pass (the common case) is
+                # done; else the checks are due of the first rule whose predicate did not pass it
+                # and of each later one whose predicate does not. A predicate that raises says
+                # nothing: every check runs (a crash is reported as its rule's).
+                try:
+                    for entry in applicable:
+                        if entry[3] is None or not entry[3](unit, entry[2]):
+                            break
+                    else:
+                        if ends:
+                            yield unit, None
+                        continue
+                    later = applicable[applicable.index(entry) + 1 :]
+                    due = [entry, *(e for e in later if e[3] is None or not e[3](unit, e[2]))]
+                except Exception:
+                    due = applicable
+                crashed = None
+                for entry in due:
+                    item, check, rule_ctx, _ = entry
                     try:
                         found = check(unit, rule_ctx)
                         if found:
@@ -103,7 +108,6 @@ class RuleRunner:
                             yield unit, diagnostic
                 if crashed:
                     running = [entry for entry in running if entry not in crashed]
-                    contexts = {item.code: rule_ctx for item, _, rule_ctx in running}
                     by_type.clear()
                 if ends:
                     yield unit, None

@@ -27,10 +27,11 @@ class Kind(Protocol):
     - ``by_content_only``: globs of files that ``include`` would claim by path but that are
       claimed only when ``sniff(head)`` says so (an agent's ``CLAUDE.md`` in a memories folder);
     - ``sniff_file(rel, head) -> bool``, asked instead of ``sniff(head)`` by a kind that weighs a
-      file's content by where it is (less evidence at the spec's own path than anywhere else);
-    - ``quick_pass(unit, contexts) -> bool``: true when none of the running rules (``contexts``:
-      code -> :class:`~pytest_citations.contexts.RuleContext`) reports anything on ``unit``, so the
-      engine skips calling them one by one; false or an exception, and they run one by one.
+      file's content by where it is (less evidence at the spec's own path than anywhere else).
+
+    A fast path over a kind's units belongs to its rules, not to the kind: each rule may declare
+    the cheap test of a unit its check finds nothing in (``passes=`` of
+    :func:`pytest_citations.rules.rule`).
 
     The engine only reads the four data members, so a kind may hold them as plain class attributes
     of narrower types (``include = ("**/*.md",)``, ``options: dict = {}``).

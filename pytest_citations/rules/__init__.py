@@ -117,6 +117,9 @@ class Rule:
     fixable: bool = False
     unit: type | tuple[type, ...] = object  # the units the check is given (a kind may read several sorts)
     module: str = ""  # the module that declares the rule
+    # ``passes(unit, ctx)``: a cheap test that is True only when the check would find nothing in
+    # ``unit``; the rule runner then does not call the check (see :func:`rule`)
+    passes: Callable[..., bool] | None = None
 
     def report(self, finding: Finding) -> Reported:
         """``finding`` as the reader of this rule's kind reports it: what it could not read is
@@ -141,9 +144,17 @@ def rule(
     options: dict[str, Option] | None = None,
     fixable: bool = False,
     unit: type | tuple[type, ...] = object,
+    passes: Callable[..., bool] | None = None,
 ) -> Callable[[Callable], Rule]:
     """Declare a rule; the decorated function is its check (``None`` body for engine rules), called
-    with each unit of its kind that is an instance of ``unit`` (every unit, by default)."""
+    with each unit of its kind that is an instance of ``unit`` (every unit, by default).
+
+    ``passes(unit, ctx)``, when given, is the check's own cheap test of the common case: True only
+    when the check would find nothing in ``unit`` (False, or an exception, says only "run the
+    check"). The rule runner asks it first and calls the check only when it is not True, so a file
+    of millions of clean units costs one cheap test per rule and unit. It may do to ``ctx.state``
+    only what the check does, in a way that doing it twice changes nothing (the check runs after a
+    False), and it shares what it derives from a unit with the other rules through the unit."""
     if not CODE_PATTERN.match(code):
         raise ValueError(f"rule code {code!r} is not a letter and three digits")
     if not NAME_PATTERN.match(name):
@@ -165,6 +176,7 @@ def rule(
             fixable=fixable,
             unit=unit,
             module=function.__module__,
+            passes=passes,
         )
 
     return declare

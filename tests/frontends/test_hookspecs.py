@@ -124,8 +124,8 @@ def test_an_internal_error_makes_the_cli_exit_2(installed_plugin, repo, capsys):
 
 
 def test_a_plugin_rule_of_a_built_in_kind_runs_on_every_unit(repo):
-    """The url-citations kind answers for its own rules in one call per record (``quick_pass``);
-    a record rule another package adds to that kind must still see every record."""
+    """The url-citations rules' predicates spare their checks on clean records; a record rule
+    another package adds to that kind, without a predicate, must still see every record."""
     import json
 
     from pytest_citations.hookspecs import hookimpl

@@ -51,7 +51,14 @@ def _merge_fix(ctx: RuleContext, first_line: int, record: Record) -> Fix | None:
     return Fix(f"merge into the record on line {first_line}", tuple(edits))
 
 
-@rule("U113", "duplicate-cid", kind=KIND, fixable=True)
+def _cid_first_here(record: Record, ctx: RuleContext) -> bool:
+    """U113 finds nothing: the record's cid first appears on its line (or is no string). Like the
+    check, it remembers the line; the check asked after it finds the same line remembered."""
+    cid = record.data.get("cid")
+    return not isinstance(cid, str) or _first_lines(ctx).first(cid, _cid_digest(record), record.line) == record.line
+
+
+@rule("U113", "duplicate-cid", kind=KIND, fixable=True, passes=_cid_first_here)
 def duplicate_cid(record: Record, ctx: RuleContext):
     """
     ## What it does

@@ -1,4 +1,4 @@
-"""What the url rules and the records' quick pass ask of a record's fields, each answered the same
+"""What the url rules and their predicates ask of a record's fields, each answered the same
 way for all of them: the ``normalized_url`` values a producer writes for ``url_original`` and the
 digest a cid spells (both kept in the record's memo), whether a value is a JSON integer, whether a
 time stamp is ISO 8601, and what in ``http_status`` contradicts ``status``."""

@@ -1,5 +1,5 @@
-"""U113's index of the line on which each cid of a file first appeared (the records' quick pass
-keeps it too), small however many cids the file holds."""
+"""U113's index of the line on which each cid of a file first appeared (its check and its
+predicate keep it), small however many cids the file holds."""
 
 from __future__ import annotations
 

@@ -2,9 +2,8 @@
 
 The file is streamed line by line; each line that holds a JSON object becomes a
 :class:`~pytest_citations.kinds.url_citations.record.Record` unit. A line that is not a JSON object
-is reported under U101 and the other lines are still read. The kind's one-call check of a record
-(``quick_pass``) is the rules' own (:func:`pytest_citations.kinds.url_citations.quick_pass.record_passes`),
-so this module sits above the rules: they import the unit from ``record.py``, never from here.
+is reported under U101 and the other lines are still read. The rules import the unit from
+``record.py``, never from here.
 """
 
 from __future__ import annotations
@@ -56,15 +55,6 @@ class UrlCitations:
 
     def units(self, ctx) -> Iterator[Record | Reported]:
         return jsonlines.records(ctx, invalid_json_line, unit=Record)
-
-    @property
-    def quick_pass(self):
-        """``quick_pass(record, contexts)``: whether none of the rules in ``contexts`` (code -> its
-        RuleContext) reports anything for ``record``, told in one call; the engine runs the rules
-        one by one for a record it says False of, or when it raises."""
-        from pytest_citations.kinds.url_citations.quick_pass import record_passes
-
-        return record_passes
 
 
 KIND = UrlCitations()

@@ -1,4 +1,4 @@
-"""Where a record's provenance points (U110-U112, and the records' quick pass): its ``found_by``
+"""Where a record's provenance points (U110-U112 and their predicates): its ``found_by``
 entries, the run directory of a citations file, and whether an ``artifact_path`` names a file of
 the run, resolved once per file."""
 

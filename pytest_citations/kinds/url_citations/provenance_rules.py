@@ -17,11 +17,38 @@ if TYPE_CHECKING:
 KIND = "url-citations"
 
 
+def _waves_allowed(record: Record, ctx: RuleContext) -> bool:
+    """U110 finds nothing: each ``found_by`` entry's wave is one of the allowed numbers."""
+    allowed = ctx.options["allowed-waves"]
+    for entry in record.data["found_by"]:  # noqa: SIM110 - a loop, not all() of a generator: asked of every record
+        if entry["wave"] not in allowed:
+            return False
+    return True
+
+
+def _artifacts_in_run(record: Record, ctx: RuleContext) -> bool:
+    """U111 and U112 find nothing: each ``found_by`` entry's ``artifact_path`` names a file of the
+    run. Worked out once per record for both rules (the verdict is the file's, whichever rule's
+    context resolves the paths)."""
+    memo = record.memo
+    verdict = memo.get("artifacts in run")
+    if verdict is None:
+        verdict = True
+        for entry in record.data["found_by"]:
+            path = entry["artifact_path"]
+            if not isinstance(path, str) or _artifact_verdict(ctx, path) != "ok":
+                verdict = False
+                break
+        memo["artifacts in run"] = verdict
+    return verdict
+
+
 @rule(
     "U110",
     "found-by-wave",
     kind=KIND,
     options={"allowed-waves": Option(list, [1, 2], "wave numbers a found_by entry may carry", items=int)},
+    passes=_waves_allowed,
 )
 def found_by_wave(record: Record, ctx: RuleContext):
     """
@@ -50,8 +77,6 @@ def found_by_wave(record: Record, ctx: RuleContext):
     ## Fix
     Record the wave that produced the artifact.
     """
-    if record.passes:
-        return ()
     allowed = ctx.options["allowed-waves"]
     findings: tuple[Finding, ...] = ()
     for index, entry in enumerate(_found_by(record)):
@@ -62,7 +87,7 @@ def found_by_wave(record: Record, ctx: RuleContext):
     return findings
 
 
-@rule("U111", "artifact-path-missing", kind=KIND)
+@rule("U111", "artifact-path-missing", kind=KIND, passes=_artifacts_in_run)
 def artifact_path_missing(record: Record, ctx: RuleContext):
     """
     ## What it does
@@ -101,8 +126,6 @@ def artifact_path_missing(record: Record, ctx: RuleContext):
     ## Fix
     Point `artifact_path` at the wave output, relative to the run directory, and commit that output.
     """
-    if record.passes:
-        return ()
     findings: tuple[Finding, ...] = ()
     for index, entry in enumerate(_found_by(record)):
         path = entry.get("artifact_path") if isinstance(entry, dict) else None
@@ -117,7 +140,7 @@ def artifact_path_missing(record: Record, ctx: RuleContext):
     return findings
 
 
-@rule("U112", "artifact-path-escapes", kind=KIND)
+@rule("U112", "artifact-path-escapes", kind=KIND, passes=_artifacts_in_run)
 def artifact_path_escapes(record: Record, ctx: RuleContext):
     """
     ## What it does
@@ -145,8 +168,6 @@ def artifact_path_escapes(record: Record, ctx: RuleContext):
     ## Fix
     Use a path relative to the run directory, without `..`.
     """
-    if record.passes:
-        return ()
     findings: tuple[Finding, ...] = ()
     for index, entry in enumerate(_found_by(record)):
         path = entry.get("artifact_path") if isinstance(entry, dict) else None

@@ -19,7 +19,7 @@ class Record:
     from: one is made per line of files with millions of lines.
     """
 
-    __slots__ = ("line", "offset", "text", "data", "_spans", "memo", "passes")
+    __slots__ = ("line", "offset", "text", "data", "_spans", "memo")
 
     def __init__(self, line: Line, data: dict[str, Any]) -> None:
         self.line = line.number
@@ -28,7 +28,6 @@ class Record:
         self.data = data
         self._spans: dict[str, tuple[int, int]] | None = None
         self.memo: dict[Any, Any] = {}  # values several rules derive
-        self.passes: bool | None = None  # whether none of U102-U112 reports anything (quick_pass)
 
     def __repr__(self) -> str:
         return f"Record(line={self.line}, data={self.data!r})"

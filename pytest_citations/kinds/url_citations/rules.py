@@ -3,8 +3,13 @@
 Here, a record's form and the outcome of its check: one JSON object a line (U101), the schema
 (U102), a known ``status`` (U107), ``checked_at`` in ISO 8601 (U108) and an ``http_status`` that
 agrees with the status (U109). The URL and its cid are checked in ``url_rules.py``, provenance in
-``provenance_rules.py``, duplicates in ``duplicate_rules.py``; ``quick_pass.py`` answers for
-U102-U113 at once, with the same helpers.'''
+``provenance_rules.py``, duplicates in ``duplicate_rules.py``.
+
+Each rule declares beside its check the check's cheap test of a record it finds nothing in
+(``passes=``, see :func:`pytest_citations.rules.rule`): the rule runner calls the check only for a
+record that test does not pass. The tests are written for the common record, whose fields have
+their schema types: of another they may say False or raise (a missing key, a value of another
+type), and the check decides. What several of them derive is kept in ``record.memo``.'''
 
 from __future__ import annotations
 
@@ -22,7 +27,12 @@ if TYPE_CHECKING:
 KIND = "url-citations"
 
 
-@rule("U102", "schema-violation", kind=KIND)
+def _schema_valid(record: Record, ctx: RuleContext) -> bool:
+    """U102 finds nothing: the record passes the schema's test of the common case."""
+    return _fast_valid(record.data)
+
+
+@rule("U102", "schema-violation", kind=KIND, passes=_schema_valid)
 def schema_violation(record: Record, ctx: RuleContext):
     """
     ## What it does
@@ -53,14 +63,17 @@ def schema_violation(record: Record, ctx: RuleContext):
     Have the producer write every required field. The schema ships with the package as
     `pytest_citations/schemas/citation.v1.schema.json`.
     """
-    if record.passes:
-        return ()
     if _fast_valid(record.data):
         return ()
     return [record.finding(message, key or None) for key, message in schema_problems(record.data)]
 
 
-@rule("U107", "unknown-status", kind=KIND)
+def _status_known(record: Record, ctx: RuleContext) -> bool:
+    """U107 finds nothing: the status is one of the five."""
+    return record.data.get("status") in STATUSES
+
+
+@rule("U107", "unknown-status", kind=KIND, passes=_status_known)
 def unknown_status(record: Record, ctx: RuleContext):
     """
     ## What it does
@@ -88,15 +101,19 @@ def unknown_status(record: Record, ctx: RuleContext):
     ## Fix
     Use one of the five statuses.
     """
-    if record.passes:
-        return ()
     status = record.data.get("status")
     if isinstance(status, str) and status not in STATUSES:
         return (record.finding(f"status {quoted(status)} is not one of {', '.join(STATUSES)}", "status"),)
     return ()
 
 
-@rule("U108", "checked-at-not-iso8601", kind=KIND)
+def _checked_at_iso8601(record: Record, ctx: RuleContext) -> bool:
+    """U108 finds nothing: ``checked_at`` is an ISO 8601 string."""
+    value = record.data.get("checked_at")
+    return isinstance(value, str) and _is_iso_8601(value)
+
+
+@rule("U108", "checked-at-not-iso8601", kind=KIND, passes=_checked_at_iso8601)
 def checked_at_not_iso8601(record: Record, ctx: RuleContext):
     """
     ## What it does
@@ -124,15 +141,18 @@ def checked_at_not_iso8601(record: Record, ctx: RuleContext):
     ## Fix
     Write timestamps in ISO 8601, preferably UTC with `Z`.
     """
-    if record.passes:
-        return ()
     value = record.data.get("checked_at")
     if isinstance(value, str) and not _is_iso_8601(value):
         return (record.finding(f"checked_at {quoted(value)} is not an ISO 8601 date or date-time", "checked_at"),)
     return ()
 
 
-@rule("U109", "http-status-inconsistent", kind=KIND)
+def _http_status_consistent(record: Record, ctx: RuleContext) -> bool:
+    """U109 finds nothing: ``http_status`` agrees with ``status``."""
+    return _http_status_problem(record.data.get("http_status"), record.data.get("status")) is None
+
+
+@rule("U109", "http-status-inconsistent", kind=KIND, passes=_http_status_consistent)
 def http_status_inconsistent(record: Record, ctx: RuleContext):
     """
     ## What it does
@@ -160,7 +180,5 @@ def http_status_inconsistent(record: Record, ctx: RuleContext):
     ## Fix
     Re-validate the URL and record the status the response supports.
     """
-    if record.passes:
-        return ()
     message = _http_status_problem(record.data.get("http_status"), record.data.get("status"))
     return (record.finding(message, "http_status"),) if message else ()

@@ -1,6 +1,6 @@
-"""The ``citation.v1`` JSON Schema's verdict on a record (U102's question, which the records'
-quick pass asks too): a test of the common case that needs no jsonschema, and the bundled
-schema's problems in a stable order."""
+"""The ``citation.v1`` JSON Schema's verdict on a record (U102's question): a test of the common
+case that needs no jsonschema (U102's predicate), and the bundled schema's problems in a stable
+order."""
 
 from __future__ import annotations
 

@@ -53,7 +53,13 @@ def _cid_kept(ctx: RuleContext, cid) -> str | None:
     )
 
 
-@rule("U103", "url-not-absolute", kind=KIND)
+def _urls_absolute(record: Record, ctx: RuleContext) -> bool:
+    """U103 finds nothing: ``url_original`` has a normalization and ``url`` is an http(s) URL."""
+    accepted = _accepted_normalizations(record, ctx.file.kind_options["url-profile"])
+    return bool(accepted) and http_url_problem(record.data["url"]) is None
+
+
+@rule("U103", "url-not-absolute", kind=KIND, passes=_urls_absolute)
 def url_not_absolute(record: Record, ctx: RuleContext):
     """
     ## What it does
@@ -85,8 +91,6 @@ def url_not_absolute(record: Record, ctx: RuleContext):
     ## Fix
     Record the URL exactly as extracted, with its scheme and host.
     """
-    if record.passes:
-        return ()
     findings: tuple[Finding, ...] = ()
     original = record.data.get("url_original")
     if isinstance(original, str) and _normalized_original(record, ctx.kind_options["url-profile"]) is None:
@@ -102,7 +106,12 @@ def _other_profile(profile: str) -> str:
     return "whatwg" if profile == "spec" else "spec"
 
 
-@rule("U104", "normalized-url-mismatch", kind=KIND, fixable=True)
+def _normalized_url_accepted(record: Record, ctx: RuleContext) -> bool:
+    """U104 finds nothing: ``normalized_url`` is one the profile accepts for ``url_original``."""
+    return record.data["normalized_url"] in _accepted_normalizations(record, ctx.file.kind_options["url-profile"])
+
+
+@rule("U104", "normalized-url-mismatch", kind=KIND, fixable=True, passes=_normalized_url_accepted)
 def normalized_url_mismatch(record: Record, ctx: RuleContext):
     """
     ## What it does
@@ -143,8 +152,6 @@ def normalized_url_mismatch(record: Record, ctx: RuleContext):
     at nothing. The message names where the cid is cited; rewrite the cid and those references
     together.
     """
-    if record.passes:
-        return ()
     data = record.data
     original, stored = data.get("url_original"), data.get("normalized_url")
     if not isinstance(original, str) or not isinstance(stored, str):
@@ -174,7 +181,14 @@ def normalized_url_mismatch(record: Record, ctx: RuleContext):
     return (record.finding(message, "normalized_url", fix),)
 
 
-@rule("U105", "cid-mismatch", kind=KIND, fixable=True)
+def _cid_matches(record: Record, ctx: RuleContext) -> bool:
+    """U105 finds nothing: the cid spells the digest of ``normalized_url`` (or is malformed, which
+    is U106's)."""
+    digest = _cid_digest(record)
+    return digest is None or digest == cid_digest(record.data["normalized_url"])
+
+
+@rule("U105", "cid-mismatch", kind=KIND, fixable=True, passes=_cid_matches)
 def cid_mismatch(record: Record, ctx: RuleContext):
     """
     ## What it does
@@ -207,8 +221,6 @@ def cid_mismatch(record: Record, ctx: RuleContext):
     the fix is not offered: the new cid would leave those references pointing at nothing. The
     message names where the cid is cited; rewrite the cid and those references together.
     """
-    if record.passes:
-        return ()
     cid, normalized = record.data.get("cid"), record.data.get("normalized_url")
     if not isinstance(cid, str) or not isinstance(normalized, str):
         return ()
@@ -225,7 +237,12 @@ def cid_mismatch(record: Record, ctx: RuleContext):
     return (record.finding(message, "cid", fix),)
 
 
-@rule("U106", "cid-format", kind=KIND, fixable=True)
+def _cid_well_formed(record: Record, ctx: RuleContext) -> bool:
+    """U106 finds nothing: the cid is well formed."""
+    return _cid_digest(record) is not None
+
+
+@rule("U106", "cid-format", kind=KIND, fixable=True, passes=_cid_well_formed)
 def cid_format(record: Record, ctx: RuleContext):
     """
     ## What it does
@@ -257,8 +274,6 @@ def cid_format(record: Record, ctx: RuleContext):
     the fix is not offered: the new cid would leave those references pointing at nothing. The
     message names where the cid is cited; rewrite the cid and those references together.
     """
-    if record.passes:
-        return ()
     cid = record.data.get("cid")
     if not isinstance(cid, str) or _cid_digest(record) is not None:
         return ()

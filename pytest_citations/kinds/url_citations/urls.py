@@ -120,6 +120,12 @@ def normalizations(url: str, profile: str = "spec") -> tuple[str, ...]:
 
 _HTTP_URL = re.compile(r"https?://([^/?#]*)", re.IGNORECASE)
 _SPACE_OR_CONTROL = re.compile(r"[\s\x00-\x1f\x7f]")
+_PLAIN_HTTP_URL = re.compile(
+    r"https?://[^\s\x00-\x1f\x7f/?#@\[:]+(?::[^\s\x00-\x1f\x7f/?#@]*)?(?:[/?#][^\s\x00-\x1f\x7f]*)?", re.IGNORECASE
+)
+"""An http(s) URL whose authority is a host and maybe a port (no userinfo, no brackets), with no
+white space or control character anywhere: one that :func:`http_url_problem` passes, told by one
+match; any other URL is looked at part by part."""
 
 
 def http_url_problem(url: str) -> str | None:
@@ -127,6 +133,12 @@ def http_url_problem(url: str) -> str | None:
     host, and no white space or control character anywhere (a URL library writes them escaped).
     Otherwise what is wrong, as the end of a sentence: ``""`` for a URL of another shape, or
     ``": it holds white space"``, ``": it holds a control character"``."""
+    if _PLAIN_HTTP_URL.fullmatch(url) is not None:
+        return None
+    return _http_url_problem_by_parts(url)
+
+
+def _http_url_problem_by_parts(url: str) -> str | None:
     match = _HTTP_URL.match(url)
     if match is None or not _host_and_port(match.group(1))[1]:
         return ""

@@ -138,6 +138,38 @@ def test_a_long_authority_is_normalized_without_being_cached():
     assert normalize_spec(url) == reference_normalize(url) == "https://" + "a" * 400 + ".example/x"
 
 
+# -- the test of a fetched url: one match for a plain http(s) URL, the parts of any other --------
+
+_URL_TEXT = "hHtTpPsS:/?#@[]%.1a \t\n\x00\x1f\x7f\u00a0\u2028"
+_URL_PIECE = st.sampled_from(["http://", "https://", "HTTPS://", "ftp://", "h", "a.b", "@", "u:p@", "[::1]", "[", ":",
+                              ":443", ":x", "/", "/p", "?q=1", "#f", " ", "\t", "\x00", "\x7f", "\u00a0", "%20", ""])
+
+
+def _plain_url_problem(url: str) -> str | None:
+    """What :func:`http_url_problem` says of ``url`` without its one-match test."""
+    from pytest_citations.kinds.url_citations.urls import _http_url_problem_by_parts
+
+    return _http_url_problem_by_parts(url)
+
+
+@settings(max_examples=500)
+@given(st.one_of(st.text(alphabet=_URL_TEXT, max_size=30), st.lists(_URL_PIECE, max_size=7).map("".join)))
+def test_the_one_match_test_of_a_url_says_what_its_parts_say(url):
+    from pytest_citations.kinds.url_citations.urls import http_url_problem
+
+    assert http_url_problem(url) == _plain_url_problem(url)
+
+
+@pytest.mark.parametrize("url", [
+    "https://a.example/x?y#z", "HTTP://a.example:8080", "https://a:b@/x", "https://u@h/", "https://[::1]/", "https://h:1@/",
+    "https:///x", "https://h/x y", "https://h/\x7f", "https://h\u00a0/", "https://h:80?x", "https://h#",
+])
+def test_the_one_match_test_of_a_url_on_its_edges(url):
+    from pytest_citations.kinds.url_citations.urls import http_url_problem
+
+    assert http_url_problem(url) == _plain_url_problem(url)
+
+
 # -- the strict JSON reader: its direct scanner call and short-text decoder against the slow way --
 
 

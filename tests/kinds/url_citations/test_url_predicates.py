@@ -1,13 +1,13 @@
-"""The url rules' shared verdict on a record (every rule but U113 returns at once for a record that
-passes it) and the kind's one-call check of a record (``quick_pass``) say a record passes only
-when every rule, each running its whole test, reports nothing for it; and they leave the rules'
-state as the rules would.
+"""The url rules' predicates (``passes=`` of each rule: the check's cheap test of a record it
+finds nothing in) are True only of records their rule's check finds nothing in, and leave the
+rules' state as the checks would: a file gives the same findings, in the same order, whether
+every check runs on every record or a check runs only where its rule's predicate is not True.
 
-Each file is checked three ways (see :data:`WAYS`), with fresh rule contexts each time: all must
-give the same findings, in the same order."""
+Each file is checked three ways (see :data:`WAYS`), with fresh rule contexts each time."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -17,54 +17,62 @@ from hypothesis import strategies as st
 
 from pytest_citations.contexts import FileContext, RuleContext
 from pytest_citations.engine import Engine
+from pytest_citations.hookspecs import hookimpl, plugin_manager
 from pytest_citations.kinds import Reported
-from pytest_citations.kinds.url_citations import quick_pass, rules
+from pytest_citations.kinds.url_citations import rules
 from pytest_citations.kinds.url_citations.model import KIND
 from pytest_citations.kinds.url_citations.urls import cid_for
+from pytest_citations.rules import Finding, rule
 from url_records import valid_record
 
 REALDATA = Path("/work/shared/realdata")
 
 
-def _contexts(engine: Engine, file: FileContext) -> dict[str, RuleContext]:
-    return {r.code: RuleContext(file, engine.config.rule_options.get(r.code, {})) for r in engine.runner.enabled_rules(KIND)}
+WAYS = ("plain", "predicates", "runner")
+"""How the rules are run over a file: each check on every record (``plain``, the reference); a
+check only where its rule's predicate is not True, rule by rule (``predicates``); as the engine's
+rule runner runs them (``runner``)."""
 
 
-WAYS = ("plain", "shared", "quick")
-"""How the rules are run over a file: each doing its whole test (``plain``, the reference); as
-the engine runs them, sharing one verdict per record (``shared``); as an engine that asks the
-kind's ``quick_pass`` first runs them (``quick``)."""
+def _passes(item, record, ctx) -> bool:
+    """The verdict of ``item``'s predicate, False when it raises (it then says nothing)."""
+    try:
+        return item.passes(record, ctx)
+    except Exception:
+        return False
 
 
 def findings(path: Path, way: str) -> tuple[list, int]:
-    """(the rules' findings, how many records were passed without them) for the citations file
+    """(the rules' findings, how many checks the predicates spared) for the citations file
     ``path``, with fresh rule contexts."""
     engine = Engine.load(path.parent)
     rel = path.resolve().relative_to(engine.config.root).as_posix()
-    checks = {r.code: r.check for r in engine.runner.enabled_rules(KIND)}
+    enabled = engine.runner.enabled_rules(KIND)
     file = FileContext(engine, rel, KIND)
-    contexts = _contexts(engine, file)
-    found, passed = [], 0
+    if way == "runner":
+        found = [(d.code, d.line, d.col, d.message) for _, d in engine.runner.checked_units(file, enabled, ends=False)]
+        return [item for item in found if item[0] != "U101"], 0
+    contexts = {r.code: RuleContext(file, engine.config.rule_options.get(r.code, {})) for r in enabled}
+    found, spared = [], 0
     for record in KIND.units(file):
         if isinstance(record, Reported):
             continue
-        if way == "plain":
-            record.passes = False  # as if asked and refused: every rule runs its own test
-        elif way == "quick" and KIND.quick_pass(record, contexts):
-            passed += 1
-            continue
-        for code, ctx in contexts.items():
-            found.extend((code, f.line, f.col, f.message) for f in checks[code](record, ctx) or ())
-    return found, passed
+        for item in enabled:
+            ctx = contexts[item.code]
+            if way == "predicates" and item.passes is not None and _passes(item, record, ctx):
+                spared += 1
+                continue
+            found.extend((item.code, f.line, f.col, f.message) for f in item.check(record, ctx) or ())
+    return found, spared
 
 
 def all_ways(path: Path) -> tuple[list, int]:
-    """The plain findings and the records quick_pass passed, after checking that every way gives
-    the plain findings."""
+    """The plain findings and how many checks the predicates spared, after checking that every
+    way gives the plain findings."""
     results = {way: findings(path, way) for way in WAYS}
     for way in WAYS:
         assert results[way][0] == results["plain"][0], way
-    return results["plain"][0], results["quick"][1]
+    return results["plain"][0], results["predicates"][1]
 
 
 def _write_run(root: Path, lines: list[str], pyproject: str = "") -> Path:
@@ -121,9 +129,9 @@ TRICKY = [
 
 def test_tricky_records_give_the_same_findings_every_way(tmp_path):
     path = _write_run(tmp_path, [json.dumps(record) for record in TRICKY])
-    plain, passed = all_ways(path)
+    plain, spared = all_ways(path)
     assert len({code for code, *_ in plain}) >= 11  # the file trips almost every rule
-    assert 0 < passed < len(TRICKY)
+    assert 0 < spared < 12 * len(TRICKY)
 
 
 def test_settings_of_the_rules_are_the_ones_asked(tmp_path):
@@ -181,27 +189,111 @@ def test_realdata_gives_the_same_findings_both_ways():
         all_ways(path)
 
 
-def test_a_quick_pass_that_raises_changes_nothing(tmp_path, monkeypatch):
+def test_predicates_that_raise_change_nothing(tmp_path):
+    """A predicate that raises says nothing: the checks run, and no crash is reported."""
     _write_run(tmp_path, [json.dumps(record) for record in TRICKY])
-    expected = Engine.load(tmp_path).check([tmp_path]).diagnostics
 
-    def broken(record, contexts):
-        raise RuntimeError("a bug in the quick pass")
+    def diagnostics(rules_run=None) -> list:
+        engine = Engine.load(tmp_path)
+        file = FileContext(engine, "run/citations/citations.jsonl", KIND)
+        return [(unit and unit.line, d) for unit, d in engine.runner.checked_units(file, rules_run or engine.runner.enabled_rules(KIND))]
 
-    monkeypatch.setattr(type(KIND), "quick_pass", property(lambda kind: broken))
-    assert Engine.load(tmp_path).check([tmp_path]).diagnostics == expected
+    expected = diagnostics()
+    enabled = Engine.load(tmp_path).runner.enabled_rules(KIND)
+
+    def broken(record, ctx):
+        raise RuntimeError("a bug in a predicate")
+
+    for every in (True, False):  # every predicate broken, or one
+        assert diagnostics([dataclasses.replace(r, passes=broken) if every or r.code == "U107" else r for r in enabled]) == expected
 
 
-def test_a_crash_in_the_shared_verdict_is_reported_by_the_rule_that_crashes(tmp_path, monkeypatch):
+def test_a_crash_in_a_helper_of_a_predicate_is_reported_by_the_rule_that_crashes(tmp_path, monkeypatch):
     _write_run(tmp_path, [json.dumps(record) for record in TRICKY])
     expected = [d for d in Engine.load(tmp_path).check([tmp_path]).diagnostics if d.code != "U108"]
 
     def broken(value):
         raise RuntimeError("a bug in the timestamp test")
 
-    monkeypatch.setattr(rules, "_is_iso_8601", broken)  # where U108 looks it up
-    monkeypatch.setattr(quick_pass, "_is_iso_8601", broken)  # and where the shared verdict does
+    monkeypatch.setattr(rules, "_is_iso_8601", broken)  # where U108's predicate and check look it up
     found = Engine.load(tmp_path).check([tmp_path]).diagnostics
     crashes = [d for d in found if d.code == "C006"]
     assert [d.message.split(":")[0] for d in crashes] == ["internal error in rule U108 (checked-at-not-iso8601)"]
     assert [d for d in found if d.code != "C006"] == expected
+
+
+# -- the rule runner asks each rule's own predicate, and only its own ---------------------------
+
+
+def _counted(item, calls: list):
+    """``item`` with a check that notes each record it is called with."""
+    check = item.check
+
+    def counted_check(record, ctx):
+        calls.append((item.code, record.line))
+        return check(record, ctx)
+
+    return dataclasses.replace(item, check=counted_check)
+
+
+def test_a_rule_without_a_predicate_runs_on_records_the_built_in_predicates_pass(tmp_path):
+    _write_run(tmp_path, [json.dumps(valid_record(f"https://a.example/{n}")) for n in range(4)])
+
+    @rule("X960", "every-record", kind="url-citations")
+    def every_record(record, ctx):
+        """Reports every record."""
+        yield Finding("seen", record.line)
+
+    engine = Engine.load(tmp_path)
+    built_in_calls: list = []
+    running = [_counted(r, built_in_calls) for r in engine.runner.enabled_rules(KIND)] + [every_record]
+    file = FileContext(engine, "run/citations/citations.jsonl", KIND)
+    found = [(d.code, d.line) for _, d in engine.runner.checked_units(file, running, ends=False)]
+    assert found == [("X960", line) for line in range(1, 5)]
+    assert built_in_calls == []  # every built-in predicate passed every record: no built-in check ran
+
+
+def test_a_predicate_is_asked_only_for_its_own_rule(tmp_path):
+    """Two rules with one check: the one whose predicate passes every record is never called, the
+    one without a predicate is called on every record."""
+    _write_run(tmp_path, [json.dumps(valid_record(f"https://a.example/{n}")) for n in range(3)])
+
+    def reports_every_record(record, ctx):
+        """Reports every record."""
+        yield Finding("seen", record.line)
+
+    asked = []
+
+    def always_passes(record, ctx):
+        asked.append(record.line)
+        return True
+
+    calls: list = []
+    with_predicate = _counted(rule("X961", "with-predicate", kind="url-citations", passes=always_passes)(reports_every_record), calls)
+    without = _counted(rule("X962", "without-predicate", kind="url-citations")(reports_every_record), calls)
+    engine = Engine.load(tmp_path)
+    file = FileContext(engine, "run/citations/citations.jsonl", KIND)
+    found = [(d.code, d.line) for _, d in engine.runner.checked_units(file, [with_predicate, without], ends=False)]
+    assert asked == [1, 2, 3]
+    assert calls == [("X962", 1), ("X962", 2), ("X962", 3)]
+    assert found == [("X962", 1), ("X962", 2), ("X962", 3)]
+
+
+def test_the_built_in_predicates_are_not_used_for_a_plugin_rule_with_a_built_in_check(tmp_path):
+    """A plugin rule that runs U110's check under its own code, without a predicate, while U110
+    is off: the record's waves are checked by it (no verdict of another rule answers for it)."""
+    wave_3 = {"wave": 3, "perspective_id": "p1", "agent_type": "A", "artifact_path": "wave-1/p1.md"}
+    _write_run(tmp_path, [json.dumps(valid_record("https://a.example/", found_by=[wave_3]))], 'ignore = ["U110"]\n')
+    from pytest_citations.kinds.url_citations.provenance_rules import found_by_wave
+
+    waves_again = rule("X963", "found-by-wave-again", kind="url-citations", options=found_by_wave.options)(found_by_wave.check)
+
+    class Plugin:
+        @hookimpl
+        def citations_rules(self):
+            return [waves_again]
+
+    manager = plugin_manager(load_entry_points=False)
+    manager.register(Plugin())
+    found = [(d.code, d.line, d.message) for d in Engine.load(tmp_path, manager=manager).check([tmp_path]).diagnostics]
+    assert found == [("X963", 1, "found_by[0].wave is 3; expected 1 or 2")]
