@@ -189,7 +189,11 @@ class CheckRun:
             parallel.claim_in_workers(engine, request.jobs)
         try:
             fixer = _fixer(fixed, notices, request.refresh_verified, request.write_fixes, hidden) if request.fix else None
-            tasks, results = self._run_tasks(changes, progress, fixer)
+            planned, tasks, results = self._run_tasks(changes, progress, fixer)
+            caches = [e.state.cache for e in (engine, *engine.nested_engines) if e.state.caching and e.state.cache is not None]
+            hits = sum(cache.hits for cache in caches)
+            if record is not None and changes is not None:
+                _record_every_file(record, planned, dict(zip(tasks, results, strict=True)), request.jobs)
         except parallel.WorkerError as exc:  # a file not checked: the run must not pass, as for a C006
             raise RunError(f"{exc} while checking files (-j {request.jobs}): the check is incomplete") from None
         finally:
@@ -198,9 +202,7 @@ class CheckRun:
         if record is not None and not request.selecting and not any(d.code == INTERNAL_ERROR for d in report.diagnostics):
             record.record(tasks, results)
         engine.save_cache()
-        caches = [e.state.cache for e in (engine, *engine.nested_engines) if e.state.caching and e.state.cache is not None]
-        return CheckOutcome(engine, report, sum(cache.hits for cache in caches), fixed, notices,
-                            None if hidden is None else sum(hidden))
+        return CheckOutcome(engine, report, hits, fixed, notices, None if hidden is None else sum(hidden))
 
     def _check_stdin(self) -> CheckOutcome:
         """Standard input checked as the file ``stdin_filename``: claimed by its path and the head
@@ -238,28 +240,29 @@ class CheckRun:
 
     def _run_tasks(
         self, changes: Changes | None, progress: Progress, fix_and_check: Callable | None
-    ) -> tuple[list[Task], list[list[Diagnostic]]]:
-        """The tasks of the request (its shard, what its changes affect) and the diagnostics of each."""
+    ) -> tuple[list[Task], list[Task], list[list[Diagnostic]]]:
+        """The tasks planned (the request's shard), those of them checked (what its changes
+        affect, or all) and the diagnostics of each checked one."""
         from pytest_citations.engine import run_task
         from pytest_citations.run import parallel
 
         request = self.request
-        tasks = self.engine.plan(request.checked_paths, request.force_exclude)
+        planned = tasks = self.engine.plan(request.checked_paths, request.force_exclude)
         if request.shard:
             from pytest_citations.run.selection import shard_of
 
-            tasks = shard_of(tasks, request.shard)
+            planned = tasks = shard_of(tasks, request.shard)
         known: dict[Task, list[Diagnostic]] = {}
         if changes is not None:
             tasks, known = _affected_tasks(tasks, changes, request.jobs, progress)
         if fix_and_check is not None:  # one file after another: a fix may change what the next file reads
             fix_and_check = progress.wrap(fix_and_check)
-            return tasks, [run_task(task, fix_and_check) for task in tasks]
+            return planned, tasks, [run_task(task, fix_and_check) for task in tasks]
         if known:
             todo = [task for task in tasks if task not in known]
             checked = dict(zip(todo, parallel.check(todo, request.jobs, progress.advance), strict=True))
-            return tasks, [known[task] if task in known else checked[task] for task in tasks]
-        return tasks, parallel.check(tasks, request.jobs, progress.advance)
+            return planned, tasks, [known[task] if task in known else checked[task] for task in tasks]
+        return planned, tasks, parallel.check(tasks, request.jobs, progress.advance)
 
 
 def _fixer(fixed: dict[str, Any], notices: list[str], refresh: bool, write: bool = True,
@@ -356,6 +359,20 @@ def _changes(request: CheckRequest) -> Changes:
         return texts
 
     return selection.Changes(changed_for, earlier if asks_git else None)
+
+
+def _record_every_file(record: Request, planned: list[Task], checked: dict[Task, list[Diagnostic]], jobs: int) -> None:
+    """A run that selects by changes, and that the record of the last run could not answer, checks
+    the files it did not select too, through the result cache (what nothing changed in is an entry
+    of it), and leaves the record a check of every file would: the next run that selects (the next
+    commit's pre-commit hook) is answered by it, though such runs never check every file."""
+    from pytest_citations.run import parallel
+
+    rest = [task for task in planned if task not in checked]
+    found = dict(zip(rest, parallel.check(rest, jobs, lambda shown: None), strict=True))
+    results = [checked[task] if task in checked else found[task] for task in planned]
+    if not any(d.code == INTERNAL_ERROR for result in results for d in result):
+        record.record(planned, results)
 
 
 def _affected_tasks(tasks, changes, jobs: int, progress) -> tuple[list, dict]:

@@ -322,6 +322,20 @@ def test_the_pre_commit_hook_replays_the_record_of_a_plain_check(repo, capsys, m
     assert selected(capsys, repo, "--force-exclude", "--affected-by", "src/a.py") == expected
 
 
+def test_a_run_that_selects_leaves_the_record_the_next_one_replays(repo, capsys, cache_folder, monkeypatch):
+    """pre-commit runs only ever select: the first, which no record answers, checks the other files
+    through the cache too and leaves the record; the next commit's run is answered by it."""
+    date_back(repo)
+    monkeypatch.chdir(repo)
+    assert records(cache_folder) == []
+    selected(capsys, repo, "--force-exclude", "--affected-by", "src/a.py")
+    assert len(records(cache_folder)) == 1
+    expected = selected(capsys, repo, "--affected-by", "src/b.py", "--no-cache")
+    assert expected[1] == MANY  # the thirty b-memories
+    monkeypatch.setattr(cache_module.ResultCache, "__init__", lambda *a: pytest.fail("the result cache was opened"))
+    assert selected(capsys, repo, "--force-exclude", "--affected-by", "src/b.py") == expected
+
+
 def test_forced_excludes_of_a_named_excluded_folder_are_another_request(repo, capsys, cache_folder):
     (repo / "pyproject.toml").write_text((repo / "pyproject.toml").read_text() + 'exclude = ["archive"]\n')
     (repo / "archive" / MEMORIES).mkdir(parents=True)
