@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import json
 import os
 import stat
 import time
@@ -352,8 +353,27 @@ class _Rerun:
         return self.engines[number]
 
     def _touched(self, changed) -> set[tuple[int, str]]:
-        """(root number, index name) of the indexes built from one of the ``changed`` (file numbers)."""
-        return {(number, name) for number, name, sources, *_ in self.data["indexes"] if not changed.isdisjoint(sources)}
+        """(root number, index name) of the indexes built from one of the ``changed`` (file numbers):
+        for an index built from one share per file, only when a changed file's share is another now
+        (an edit below a memory's front matter changes no id and no link)."""
+        touched = set()
+        for number, name, sources, shares, _ in self.data["indexes"]:
+            hit = [position for position, file_number in enumerate(sources) if file_number in changed]
+            if hit and (shares is None or not self._shares_hold(number, name, [(sources[p], shares[p]) for p in hit])):
+                touched.add((number, name))
+        return touched
+
+    def _shares_hold(self, number: int, name: str, recorded: list[tuple[int, Any]]) -> bool:
+        """Whether each (file number, recorded share) still holds: the file's share now is the same."""
+        engine = self.engine(number)
+        declared = engine.state.indexes.get(name)
+        if declared is None or declared.shares is None:
+            return False
+        for file_number, share in recorded:
+            rel = self.files[file_number][1]
+            if _as_json(declared.shares.share(engine, rel)) != share:
+                return False
+        return True
 
     def _reading(self, changed, touched: set[tuple[int, str]]) -> list[int]:
         """The positions of the tasks whose own file or a file they read is one of the ``changed``
@@ -595,3 +615,8 @@ def _excludes_a_named_path(engine: Engine, paths: list[Path]) -> bool:
         if rel is None or engine.discovery.is_excluded(rel.rstrip("/")):
             return True
     return False
+
+
+def _as_json(value: Any) -> Any:
+    """``value`` as a record holds it once written and read back (tuples become lists)."""
+    return json.loads(json.dumps(value))

@@ -127,6 +127,18 @@ def test_a_change_in_its_racy_window_leaves_the_record_and_is_rechecked_each_tim
     assert run(capsys, repo) == (expected, MANY)
 
 
+def test_an_edit_below_a_memorys_front_matter_is_answered_by_the_record(repo, capsys, monkeypatch):
+    """The edit changes no id and no link: the memory index's share of the file holds, so only that
+    memory is checked again, without the result cache; the others keep their recorded findings."""
+    first, _ = run(capsys, repo)
+    path = repo / MEMORIES / "b3.md"
+    path.write_text(path.read_text() + "\nA line of prose.\n")
+    date_back(path, 30)
+    monkeypatch.setattr(cache_module.ResultCache, "__init__", lambda *a: pytest.fail("the result cache was opened"))
+    again, kept = run(capsys, repo)
+    assert again == first and kept == MANY + 1
+
+
 def test_a_changed_memory_id_rechecks_the_memories_linking_to_it(repo, capsys):
     run(capsys, repo)
     write_memory(repo, "b0", "src/b.py", "def beta():")
