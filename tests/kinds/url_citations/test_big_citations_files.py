@@ -84,3 +84,12 @@ def test_fix_leaves_a_file_over_the_limit_as_it_is_and_reports_its_findings(tmp_
     report = json.loads(capsys.readouterr().out)
     assert [(d["line"], d["code"]) for d in report["diagnostics"]] == [(21, "U113")]
     assert (root / CITATIONS).read_bytes() == before
+
+
+def test_a_synthesis_looks_its_citations_up_in_a_citations_file_over_the_limit(tmp_path):
+    """The run-wide index of a run's records streams the citations file as its check does."""
+    root = big_run(tmp_path, records(3000))
+    (root / "run" / "synthesis.md").write_text(
+        "# Synthesis\n\nKnown (https://example.com/doc/2999).\nPhantom (https://example.com/missing).\n")
+    assert [(d.path, d.line, d.code) for d in Engine.load(root).check([root]).diagnostics] == [
+        ("run/synthesis.md", 4, "U114")]
