@@ -32,6 +32,14 @@ class FileContext:
             return self.source.lines()
         return sources.iter_lines(self.root, self.rel, self.max_file_size)
 
+    def stream(self) -> Iterator[sources.Line | sources.LongLine]:
+        """The file's lines as :meth:`lines` gives them, but with ``max-file-size`` capping each
+        line rather than the file when it is read from disk (:func:`sources.stream_lines`): what a
+        line-oriented kind reads, so that a file of any size is checked line by line."""
+        if self.source is not None:
+            return self.source.lines()
+        return sources.stream_lines(self.root, self.rel, self.max_file_size)
+
     def full_text(self) -> str:
         if self.source is None:
             self.source = sources.read_source(self.root, self.rel, self.max_file_size)

@@ -2,8 +2,9 @@
 
 Duplicate keys, ``NaN``/``Infinity`` and nesting deeper than :data:`MAX_DEPTH` are refused (the
 ``json`` module's own depth limit moved between Python versions; ours does not). A JSON Lines file
-is streamed: each line that is not one JSON object is reported under the kind's own code and the
-other lines are still read; a file that is one pretty-printed document is a single C004.
+is streamed, whatever its size: each line that is not one JSON object is reported under the kind's
+own code, and each line over ``max-file-size`` under C003, and the other lines are still read; a
+file that is one pretty-printed document is a single C004.
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, cast
 
-from pytest_citations.core.sources import Line
+from pytest_citations.core.sources import Line, LongLine, SourceError
 from pytest_citations.rules import Finding, Rule
-from pytest_citations.rules.core import parse_error
+from pytest_citations.rules.core import file_too_large, parse_error
 
 MAX_DEPTH = 500
 _JSON_WHITESPACE = " \t\n\r"  # what json.loads skips around a value (not str.isspace's wider set)
@@ -255,16 +256,23 @@ class JsonLine:
 
 def records(ctx, invalid: Rule, unit: Callable[[Line, dict[str, Any]], Any] = JsonLine) -> Iterator[Any]:
     """``unit(line, data)`` (a :class:`JsonLine` unless a kind builds its own) for each object of a
-    JSON Lines file, and a :class:`Reported` finding of the rule ``invalid`` for each bad line."""
+    JSON Lines file, and a :class:`Reported` finding of the rule ``invalid`` for each bad line.
+
+    The file is streamed with ``max-file-size`` capping each line, not the file: a line over it is
+    reported under C003 at that line, unread, and the other lines are still read."""
     first = True
-    for line in ctx.lines():
+    for line in ctx.stream():
+        if line.__class__ is LongLine:
+            yield file_too_large.report(Finding(_too_long(line, ctx.max_file_size), line.number, 1))
+            first = False
+            continue
         text = line.text
         if not text.strip():
             continue
         try:
             data = loads(text)
         except (ValueError, RecursionError) as exc:
-            if first and _one_document(ctx):
+            if first and _one_document(ctx, text):
                 message = "the file is one JSON document spread over several lines, not JSON Lines: write one record per line"
                 yield parse_error.report(Finding(message, line.number, 1, context=text[:_CONTEXT]))
                 return
@@ -280,9 +288,21 @@ def records(ctx, invalid: Rule, unit: Callable[[Line, dict[str, Any]], Any] = Js
         yield unit(line, data)
 
 
-def _one_document(ctx) -> bool:
-    """Whether the whole file, over more than one line, is one JSON document."""
-    text = ctx.full_text()
+def _too_long(line: LongLine, cap: int) -> str:
+    return (f"line is {line.size} bytes, over the {cap}-byte limit on one record (max-file-size): it is skipped; "
+            "the other lines are checked")
+
+
+def _one_document(ctx, first_line: str) -> bool:
+    """Whether the whole file, over more than one line, is one JSON document. A file over
+    ``max-file-size`` is not read whole to tell: it is taken for one when its first line only opens
+    an object or an array, as a pretty-printed document's does and a record's never can."""
+    try:
+        text = ctx.full_text()
+    except SourceError as error:
+        if error.code != "C003":
+            raise
+        return first_line.strip() in ("{", "[")
     if sum(1 for line in text.splitlines() if line.strip()) < 2:
         return False
     try:

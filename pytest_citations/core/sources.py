@@ -8,11 +8,13 @@ can name the byte offset. A UTF-8 BOM is accepted and remembered; CRLF counts as
 from __future__ import annotations
 
 import bisect
+import codecs
 import errno
 import functools
 import os
 import stat
-from collections.abc import Iterator
+import sys
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, NamedTuple
@@ -20,6 +22,7 @@ from typing import BinaryIO, NamedTuple
 from pytest_citations.run import dependencies
 
 DEFAULT_MAX_FILE_SIZE = 16 * 1024 * 1024
+READ_BLOCK = 1 << 20  # what a line over its cap is read by, and how often a stream tells how far it is
 BOM = "\ufeff"
 _BOM_BYTES = BOM.encode("utf-8")
 
@@ -431,3 +434,117 @@ def iter_lines(root: Path, path: Path | str, max_size: int = DEFAULT_MAX_FILE_SI
             yield Line(number, char_offset, text)
             offset += len(chunk)
             char_offset += decoded_length
+
+
+class LongLine(NamedTuple):
+    """A line of :func:`stream_lines` longer than its cap: 1-based number, character offset of its
+    start, and its size in bytes (line end included). Its bytes were checked as UTF-8, never held."""
+
+    number: int
+    offset: int
+    size: int
+
+
+ReadListener = Callable[[str, int, int], None]
+_read_listener: ReadListener | None = None
+
+
+def listen_to_reads(listener: ReadListener | None) -> ReadListener | None:
+    """Have :func:`stream_lines` tell ``listener(shown path, bytes read, file size)`` how far it has
+    read a file, after each megabyte (a smaller file says nothing); returns the listener it replaces.
+    None stops the telling."""
+    global _read_listener
+    previous, _read_listener = _read_listener, listener
+    return previous
+
+
+def stream_lines(root: Path, path: Path | str, max_line_size: int = DEFAULT_MAX_FILE_SIZE) -> Iterator[Line | LongLine]:
+    """Stream a text file line by line, with the checks of :func:`read_source` but for the size:
+    the cap belongs to each line (line end included), not to the file, so a file of any size is
+    read in memory bounded by the cap.
+
+    A line over the cap comes as a :class:`LongLine`, read on in blocks to its end without being
+    held (its bytes are still checked as UTF-8), and the lines after it follow. A file within the
+    cap gives what :func:`iter_lines` gives. A decoding error is raised when its line is reached,
+    after the lines before it were yielded. A file found, at a megabyte's end or within a long line,
+    to have grown past the size it had when opened is read no further (C001): it would otherwise be
+    read for as long as it grows (a line that never ends).
+    """
+    root = resolved_root(root)
+    resolved = resolve_inside(root, path)
+    shown = display_path(root, resolved)
+    info = _regular_file(resolved, shown, sys.maxsize)  # (no cap on the file)
+    try:
+        handle = open(resolved, "rb")
+    except OSError as exc:
+        raise SourceError("C001", f"cannot read {shown}: {exc.strerror or exc}") from None
+    listener, size = _read_listener, info.st_size
+    next_note = READ_BLOCK  # bytes read when the growth is next checked and the listener told
+    with handle:
+        offset = 0  # bytes read so far
+        char_offset = 0  # characters decoded so far, BOM excluded
+        lines = iter(functools.partial(handle.readline, max_line_size + 1), b"")
+        for number, chunk in enumerate(lines, start=1):
+            if len(chunk) > max_line_size:
+                length, characters = _read_past(handle, chunk, number, offset, _GrowthCheck(shown, size))
+                yield LongLine(number, char_offset, length)
+                offset += length
+                char_offset += characters
+            else:
+                body = chunk[3:] if number == 1 and chunk.startswith(_BOM_BYTES) else chunk
+                try:
+                    text = body.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    error = _decode_error(body, exc, offset + len(chunk) - len(body))
+                    error.line = number
+                    raise error from None
+                decoded_length = len(text)
+                if text.endswith("\n"):
+                    text = text[:-2] if text.endswith("\r\n") else text[:-1]
+                yield Line(number, char_offset, text)
+                offset += len(chunk)
+                char_offset += decoded_length
+            if offset >= next_note:
+                _GrowthCheck(shown, size)(offset)
+                if listener is not None:
+                    listener(shown, offset, size)
+                next_note = offset + READ_BLOCK
+
+
+class _GrowthCheck(NamedTuple):
+    """Raises C001 when more than ``size`` bytes of the file ``shown`` have been read."""
+
+    shown: str
+    size: int
+
+    def __call__(self, read: int) -> None:
+        if read > self.size:
+            raise SourceError("C001", f"cannot read {self.shown}: it grew past the {self.size} bytes it had when its "
+                                      "reading began, and is read no further: check it again once it is written")
+
+
+def _read_past(handle: BinaryIO, start: bytes, number: int, offset: int, growth: _GrowthCheck) -> tuple[int, int]:
+    """(bytes, characters) of line ``number``, which begins with ``start`` at byte ``offset``, read
+    on to its end a block at a time and checked as UTF-8 (a C002 names where it fails), and for
+    growth (``growth``) before each block."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    size = characters = 0
+    block = start[3:] if number == 1 and start.startswith(_BOM_BYTES) else start
+    skipped = len(start) - len(block)
+    while True:
+        ended = not block or block.endswith(b"\n")
+        for at in range(0, max(len(block), 1), READ_BLOCK):
+            piece = block[at : at + READ_BLOCK]
+            pending = len(decoder.getstate()[0])
+            try:
+                characters += len(decoder.decode(piece, final=ended and at + READ_BLOCK >= len(block)))
+            except UnicodeDecodeError as exc:
+                bad = offset + skipped + size + at - pending + exc.start
+                col = characters + len(exc.object[: exc.start].decode("utf-8", "replace")) + 1
+                raise SourceError("C002", f"not valid UTF-8: byte 0x{exc.object[exc.start]:02x} at offset {bad}",
+                                  line=number, col=col) from None
+        size += len(block)
+        if ended:
+            return skipped + size, characters
+        growth(offset + skipped + size)
+        block = handle.readline(READ_BLOCK)

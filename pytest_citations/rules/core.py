@@ -67,7 +67,9 @@ def not_utf8():
 def file_too_large():
     """
     ## What it does
-    Reports an artifact file larger than `max-file-size` (default 16 MiB) without reading it.
+    Reports an artifact file larger than `max-file-size` (default 16 MiB) without reading it. A
+    JSON Lines file is read a line at a time, whatever its size: there a line (one record) larger
+    than `max-file-size` is reported at that line, unread, and the other lines are checked.
 
     ## Why is this bad?
     A file far larger than any real artifact is usually a mistake (a dump committed in the wrong

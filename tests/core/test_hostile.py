@@ -20,7 +20,8 @@ def test_every_hostile_file_gets_a_clear_diagnostic():
         ("dangling", 1, 1, "C001", "cannot read runs/dangling/citations/gone.jsonl: no such file"),
         ("escape", 1, 1, "C008", "path resolves outside the repository root: runs/escape/citations/citations.jsonl"),
         ("latin-1", 2, 340, "C002", "not valid UTF-8: byte 0xe9 at offset 656"),
-        ("oversized", 1, 1, "C003", "file is 73960 bytes, over the 65536-byte limit (max-file-size)"),
+        ("oversized", 3, 1, "C003", "line is 72367 bytes, over the 65536-byte limit on one record (max-file-size): it is "
+                                    "skipped; the other lines are checked"),
         ("pretty-printed", 1, 1, "C004",
          "the file is one JSON document spread over several lines, not JSON Lines: write one record per line"),
     ]

@@ -134,12 +134,15 @@ def test_a_10_mb_single_line(tmp_path):
 
 def test_a_file_over_the_size_cap(tmp_path):
     sniffed = b'---\nid: notes\ncitations:\n  - path: a.txt\n    line: 1\n    snippet: "one"\n---\n'
-    scratch(tmp_path, {JSONL: b'{"url": "https://example.com/a"}\n' * 375_001, MEMORY: b"---\nid: m\n---\n" + b"y" * 12_000_001,
+    # (a JSON Lines file is capped a line at a time: its one line is over the cap)
+    scratch(tmp_path, {JSONL: b'{"url": "https://example.com/a", "notes": "' + b"y" * 12_000_000 + b'"}\n',
+                       MEMORY: b"---\nid: m\n---\n" + b"y" * 12_000_001,
                        "docs/notes.md": sniffed + b"y" * 12_000_000})  # a memory by its head alone
     assert check(tmp_path) == [
         (MEMORY, 1, 1, "C003", "file is 12000015 bytes, over the 12000000-byte limit (max-file-size)"),
         ("docs/notes.md", 1, 1, "C003", f"file is {len(sniffed) + 12_000_000} bytes, over the 12000000-byte limit (max-file-size)"),
-        (JSONL, 1, 1, "C003", "file is 12375033 bytes, over the 12000000-byte limit (max-file-size)"),
+        (JSONL, 1, 1, "C003", "line is 12000046 bytes, over the 12000000-byte limit on one record (max-file-size): it is "
+                              "skipped; the other lines are checked"),
     ]
 
 

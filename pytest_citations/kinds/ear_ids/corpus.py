@@ -113,8 +113,8 @@ def _corpus_doc_ids(engine, rel: str) -> list[list]:
     reports its own diagnostic)."""
     found = []
     try:
-        for line in sources.iter_lines(engine.config.root, rel, engine.config.max_file_size):
-            if CORPUS_SCHEMA not in line.text:
+        for line in sources.stream_lines(engine.config.root, rel, engine.config.max_file_size):
+            if isinstance(line, sources.LongLine) or CORPUS_SCHEMA not in line.text:  # (the file reports a long line)
                 continue
             try:
                 data = jsonlines.loads(line.text)

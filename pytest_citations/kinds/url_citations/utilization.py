@@ -170,8 +170,8 @@ def load_run(root: Path, run: str, max_size: int, profile: str = "spec") -> RunI
     citations file reports them itself). Raises :class:`sources.SourceError` when unreadable."""
     citations = CITATIONS_FILE if run == "." else f"{run}/{CITATIONS_FILE}"
     index = RunIndex(run, citations)
-    for line in sources.iter_lines(root, citations, max_size):
-        if not line.text.strip():
+    for line in sources.stream_lines(root, citations, max_size):
+        if isinstance(line, sources.LongLine) or not line.text.strip():  # (the file reports a line over the cap)
             continue
         try:
             data = jsonlines.loads(line.text)

@@ -414,7 +414,9 @@ def test_huge_files_are_refused_before_reading(tmp_path):
     record = '{"ear_sections": ["EAR-736.2"]}\n'
     repo = _repo(
         tmp_path,
-        {"eval/big.jsonl": record * 100, "eval/manifest.json": "{}" + " " * 4000, "kg/big.ttl": "#" * 4000},
+        # (a JSON Lines file is capped a line at a time: issue 19)
+        {"eval/big.jsonl": record + record.replace("]}", "], \"notes\": \"" + "x" * 2000 + "\"}"),
+         "eval/manifest.json": "{}" + " " * 4000, "kg/big.ttl": "#" * 4000},
     )
     engine = _engine(repo, **{"max-file-size": 2000, "kinds": {"ear-ids": {"include": ["eval/manifest.json", "kg/*"]}}})
     assert {(d.path, d.code) for d in engine.check([repo]).diagnostics} == {
