@@ -152,7 +152,15 @@ class Discovery:
         """Take the names of the kinds that claim ``rel`` as worked out elsewhere (a worker)."""
         self._kinds[rel] = self._kinds_of(names)
 
-    def _claim_names(self, rel: str, matchers: list[tuple]) -> list[str]:
+    def kinds_of_text(self, rel: str, head: str) -> tuple:
+        """The kinds that claim a file named ``rel`` whose first bytes are ``head`` (standard input
+        checked as that file): as for a file named on the command line, the settings' excludes
+        are not asked (``--force-exclude`` is)."""
+        claimable, matchers = self._matchers()
+        return self._kinds_of(self._claim_names(rel, matchers, head)) if claimable(rel) else ()
+
+    def _claim_names(self, rel: str, matchers: list[tuple], head: str | None = None) -> list[str]:
+        """The names of the kinds that claim ``rel``, sniffing ``head`` when given, else the file's."""
         claimed = []
         to_sniff = []
         for kind, claims, excluded in matchers:
@@ -164,7 +172,7 @@ class Discovery:
             else:
                 to_sniff.append((kind, how))
         if to_sniff:
-            head = self._head(rel)
+            head = self._head(rel) if head is None else head
             claimed.extend(kind for kind, how in to_sniff
                            if (how == _CONTENT_DECIDES and _unreadable(head)) or (head is not None and _sniffs(kind, rel, head)))
         return [kind.name for kind in claimed]

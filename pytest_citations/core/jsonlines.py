@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from pytest_citations.core.sources import Line, LongLine, SourceError
-from pytest_citations.rules import Finding, Rule
+from pytest_citations.rules import Finding, Reported, Rule
 from pytest_citations.rules.core import file_too_large, parse_error
 
 MAX_DEPTH = 500
@@ -261,8 +261,15 @@ def records(ctx, invalid: Rule, unit: Callable[[Line, dict[str, Any]], Any] = Js
     The file is streamed with ``max-file-size`` capping each line, not the file: a line over it is
     reported under C003 at that line, unread, and the other lines are still read."""
     first = True
+    # A first line that only opens an object or an array, in a file too large to read whole: the
+    # next line decides whether the file is one document (it is no record either) or JSON Lines
+    # whose first line is bad (a record follows). (its line, text, and its finding as a bad line)
+    opened: tuple[Line, str, Reported] | None = None
     for line in ctx.stream():
         if line.__class__ is LongLine:
+            if opened is not None:
+                yield opened[2]
+                opened = None
             yield file_too_large.report(Finding(_too_long(line, ctx.max_file_size), line.number, 1))
             first = False
             continue
@@ -272,20 +279,33 @@ def records(ctx, invalid: Rule, unit: Callable[[Line, dict[str, Any]], Any] = Js
         try:
             data = loads(text)
         except (ValueError, RecursionError) as exc:
-            if first and _one_document(ctx, text):
-                message = "the file is one JSON document spread over several lines, not JSON Lines: write one record per line"
-                yield parse_error.report(Finding(message, line.number, 1, context=text[:_CONTEXT]))
+            one_document = _one_document(ctx, text) if first else False
+            if one_document or opened is not None:
+                at, first_text = (line, text) if opened is None else opened[:2]
+                yield parse_error.report(Finding(_ONE_DOCUMENT, at.number, 1, context=first_text[:_CONTEXT]))
                 return
             message, _, col = error_message(exc, text=text)
-            yield invalid.report(Finding(message, line.number, col, context=text[:_CONTEXT]))
+            bad = invalid.report(Finding(message, line.number, col, context=text[:_CONTEXT]))
+            if one_document is None:
+                opened = (line, text, bad)
+            else:
+                yield bad
             continue
         finally:
             first = False
+        if opened is not None:
+            yield opened[2]
+            opened = None
         if not isinstance(data, dict):
             finding = Finding(f"line holds {describe(data)}, not a JSON object", line.number, 1, context=text[:_CONTEXT])
             yield invalid.report(finding)
             continue
         yield unit(line, data)
+    if opened is not None:
+        yield opened[2]
+
+
+_ONE_DOCUMENT = "the file is one JSON document spread over several lines, not JSON Lines: write one record per line"
 
 
 def _too_long(line: LongLine, cap: int) -> str:
@@ -293,16 +313,16 @@ def _too_long(line: LongLine, cap: int) -> str:
             "the other lines are checked")
 
 
-def _one_document(ctx, first_line: str) -> bool:
+def _one_document(ctx, first_line: str) -> bool | None:
     """Whether the whole file, over more than one line, is one JSON document. A file over
-    ``max-file-size`` is not read whole to tell: it is taken for one when its first line only opens
-    an object or an array, as a pretty-printed document's does and a record's never can."""
+    ``max-file-size`` is not read whole to tell: when its first line only opens an object or an
+    array, as a pretty-printed document's does, the next line tells (None), else it is not one."""
     try:
         text = ctx.full_text()
     except SourceError as error:
         if error.code != "C003":
             raise
-        return first_line.strip() in ("{", "[")
+        return None if first_line.strip() in ("{", "[") else False
     if sum(1 for line in text.splitlines() if line.strip()) < 2:
         return False
     try:

@@ -220,10 +220,12 @@ class CheckRun:
             return CheckOutcome(engine, Report(engine.outside_root(named.as_posix()), [named.as_posix()]), 0)
         data = sources.read_stream(request.stdin, engine.config.max_file_size)
         head = data[:SNIFF_BYTES].decode("utf-8", "replace")
-        kinds = tuple(kind for kind in engine.kinds if engine.discovery.claims_text(kind.name, rel, head))
-        if not kinds or (request.force_exclude and engine.discovery.is_excluded(rel)):
+        if request.force_exclude and engine.discovery.is_excluded(rel):
+            return CheckOutcome(engine, Report([], []), 0, notices=["warning: no artifact files found under the given paths"])
+        kinds = engine.discovery.kinds_of_text(rel, head)
+        if not kinds:
             notice = f"warning: {rel} is not checked: no kind claims it (see \"Which files are checked\" in docs/configuration.md)"
-            return CheckOutcome(engine, Report([], []), 0, notices=[notice] if kinds == () else [])
+            return CheckOutcome(engine, Report([], []), 0, notices=[notice])
         try:
             source = sources.source_of_bytes(engine.config.root, rel, data, engine.config.max_file_size)
         except sources.SourceError as exc:

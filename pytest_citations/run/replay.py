@@ -604,15 +604,19 @@ def _below(path: str, prefix: str) -> str | None:
 
 
 def _excludes_a_named_path(engine: Engine, paths: list[Path]) -> bool:
-    """Whether ``--force-exclude`` changes what ``paths`` plan: only when the settings exclude one of
-    them (a folder or file named below the root; a walk from the root applies the excludes either
-    way). So the pre-commit hook, which always forces them, replays the record of a plain check of
-    the repository."""
+    """Whether ``--force-exclude`` may change what ``paths`` plan: only when the settings exclude one
+    of them, by the path as named (a file) or as resolved (a folder is walked from where it leads),
+    or one lies outside the root. A walk from the root applies the excludes either way, so the
+    pre-commit hook, which always forces them, replays the record of a plain check."""
+    root = engine.config.root
     for path in paths:
-        if Path(os.path.realpath(path)) == engine.config.root:
+        real = Path(os.path.realpath(path))
+        if real == root:
             continue
         rel = engine.relative(path)
-        if rel is None or engine.discovery.is_excluded(rel.rstrip("/")):
+        if rel is None or not real.is_relative_to(root):
+            return True
+        if engine.discovery.is_excluded(rel.rstrip("/")) or engine.discovery.is_excluded(real.relative_to(root).as_posix()):
             return True
     return False
 

@@ -334,6 +334,20 @@ def test_the_pre_commit_hook_replays_the_record_of_a_plain_check(repo, capsys, m
     assert selected(capsys, repo, "--force-exclude", "--affected-by", "src/a.py") == expected
 
 
+def test_forced_excludes_of_a_symlink_to_an_excluded_folder_are_another_request(repo, capsys):
+    """The walk goes where the symlink leads, into an excluded folder: forcing the excludes there
+    checks nothing, and that record must not answer a plain check of the symlink or the folder."""
+    (repo / "pyproject.toml").write_text(repo.joinpath("pyproject.toml").read_text() + 'exclude = ["archive"]\n')
+    (repo / "archive" / MEMORIES).mkdir(parents=True)
+    write_memory(repo / "archive", "old", "src/gone.py", "def gone():")
+    (repo / "link").symlink_to("archive", target_is_directory=True)
+    date_back(repo)
+    assert selected(capsys, repo / "link", "--force-exclude")[1] == 0
+    for named in ("link", "archive"):
+        found, checked = selected(capsys, repo / named)
+        assert checked == 1 and {code for _, code in found} == {"M207"}
+
+
 def test_a_run_that_selects_leaves_the_record_the_next_one_replays(repo, capsys, cache_folder, monkeypatch):
     """pre-commit runs only ever select: the first, which no record answers, checks the other files
     through the cache too and leaves the record; the next commit's run is answered by it."""

@@ -73,6 +73,18 @@ def test_a_pretty_printed_document_over_the_limit_is_one_c004(tmp_path):
     assert findings(root) == [(1, "C004")]
 
 
+def test_a_lone_brace_on_the_first_line_of_records_over_the_limit_is_one_bad_line(tmp_path):
+    """The next line is a record: the file is JSON Lines whose first line is bad, read on as it is
+    within the limit (the brace alone does not make it one document)."""
+    lines = ["{", *records(60)]
+    lines[30] = "{not json"
+    root = big_run(tmp_path / "over", lines)
+    assert (root / CITATIONS).stat().st_size > CAP
+    assert findings(root) == [(1, "U101"), (31, "U101")]
+    within = big_run(tmp_path / "within", lines, cap=16 * 1024 * 1024)
+    assert findings(within) == findings(root)
+
+
 def test_fix_leaves_a_file_over_the_limit_as_it_is_and_reports_its_findings(tmp_path, capsys):
     """--fix rewrites a whole file, so it reads one only within max-file-size; a larger file is
     checked as a stream, and its fixable findings are reported unfixed."""
