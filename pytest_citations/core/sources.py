@@ -458,6 +458,28 @@ def listen_to_reads(listener: ReadListener | None) -> ReadListener | None:
     return previous
 
 
+def read_blocks(root: Path, path: Path | str) -> Iterator[bytes]:
+    """The bytes of a file in blocks, with the checks of :func:`read_source` but for the size and
+    the decoding: a file of any size is read in memory bounded by a block (for a count over a
+    whole file). A file found to have grown past the size it had when opened is read no further
+    (C001)."""
+    root = resolved_root(root)
+    resolved = resolve_inside(root, path)
+    shown = display_path(root, resolved)
+    info = _regular_file(resolved, shown, sys.maxsize)  # (no cap on the file)
+    try:
+        handle = open(resolved, "rb")
+    except OSError as exc:
+        raise SourceError("C001", f"cannot read {shown}: {exc.strerror or exc}") from None
+    growth = _GrowthCheck(shown, info.st_size)
+    with handle:
+        read = 0
+        while block := handle.read(READ_BLOCK):
+            read += len(block)
+            growth(read)
+            yield block
+
+
 def stream_lines(root: Path, path: Path | str, max_line_size: int = DEFAULT_MAX_FILE_SIZE) -> Iterator[Line | LongLine]:
     """Stream a text file line by line, with the checks of :func:`read_source` but for the size:
     the cap belongs to each line (line end included), not to the file, so a file of any size is

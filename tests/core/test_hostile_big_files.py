@@ -138,3 +138,42 @@ def test_stream_lines_tells_a_listener_how_far_it_has_read(tmp_path):
         sources.listen_to_reads(replaced)
     size = 100 + 1024 * 3000
     assert heard == [("a.jsonl", 100 + 1024 * n, size) for n in (1024, 2048)]
+
+
+# -- read_blocks: a whole file read in blocks (the count of a dataset's records) ----------------------
+
+
+def test_read_blocks_gives_the_bytes_of_a_file_larger_than_a_block(tmp_path):
+    data = b"x" * (sources.READ_BLOCK + 10)
+    root = repo(tmp_path, data)
+    assert b"".join(sources.read_blocks(root, CITATIONS)) == data
+
+
+@pytest.mark.parametrize("kind", ["outside", "fifo", "folder"])
+def test_read_blocks_keeps_the_readers_guarantees(tmp_path, kind):
+    root = repo(tmp_path, b"")
+    target = root / CITATIONS
+    target.unlink()
+    if kind == "outside":
+        (tmp_path / "secret").write_text("secret\n")
+        target.symlink_to(tmp_path / "secret")
+    elif kind == "fifo":
+        import os
+
+        os.mkfifo(target)
+    else:
+        target.mkdir()
+    with pytest.raises(SourceError) as raised:
+        b"".join(sources.read_blocks(root, CITATIONS))
+    assert raised.value.code == ("C008" if kind == "outside" else "C001")
+
+
+def test_read_blocks_reads_a_file_growing_while_read_no_further_than_its_size_then(tmp_path):
+    root = repo(tmp_path, b"x" * (sources.READ_BLOCK + 1))
+    blocks = sources.read_blocks(root, CITATIONS)
+    first = next(blocks)
+    with (root / CITATIONS).open("ab") as grown:
+        grown.write(b"y" * (2 * sources.READ_BLOCK))
+    with pytest.raises(SourceError) as raised:
+        list(blocks)
+    assert len(first) == sources.READ_BLOCK and raised.value.code == "C001" and "grew past" in raised.value.message

@@ -327,6 +327,17 @@ def test_manifest_paths_shapes_and_relative_folder(tmp_path):
     ]
 
 
+def test_a_dataset_over_max_file_size_is_counted_in_blocks(tmp_path):
+    """max-file-size caps a record of a JSON Lines dataset, not the file: the manifest's count of a
+    dataset larger than it is checked (it was "cannot read")."""
+    records = "".join(f'{{"id": "q{n}", "question": "{"x" * 40}"}}\n' for n in range(3000))
+    manifest = '{"datasets": [\n  {"id": "big", "file": "eval/big.jsonl", "num_items": 2999}\n]}\n'
+    repo = _repo(tmp_path, {"eval/manifest.json": manifest, "eval/big.jsonl": records + "\n  \n"})
+    engine = _engine(repo, **{"max-file-size": 4096})
+    assert [(d.code, d.message) for d in engine.check([repo / "eval/manifest.json"]).diagnostics] == [
+        ("E511", "datasets[0] ('big') says num_items 2999, but eval/big.jsonl holds 3000 records")]
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
