@@ -303,7 +303,7 @@ def test_stdin_needs_a_name_and_comes_alone(repo, capsys, monkeypatch):
 
 
 def test_watch_checks_again_after_each_change_and_ctrl_c_ends_it(repo, capsys, monkeypatch):
-    from pytest_citations.frontends import cli
+    from pytest_citations.frontends import check_command
 
     asked = []
 
@@ -315,10 +315,10 @@ def test_watch_checks_again_after_each_change_and_ctrl_c_ends_it(repo, capsys, m
         yield {("modified", str(repo / EV))}
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "_watched_changes", changes)
+    monkeypatch.setattr(check_command, "_watched_changes", changes)
     assert main(["check", str(repo), "--watch", "--no-source", "--format", "json"]) == 0
     captured = capsys.readouterr()
-    runs = [json.loads(part) for part in captured.out.split("\n" + cli.WATCH_SEPARATOR + "\n")]
+    runs = [json.loads(part) for part in captured.out.split("\n" + check_command.WATCH_SEPARATOR + "\n")]
     assert [len(run["diagnostics"]) for run in runs] == [14, 15, 14]
     assert EV in {d["path"] for d in runs[1]["diagnostics"]} - {d["path"] for d in runs[2]["diagnostics"]}
     assert captured.err.count("citations: files changed, checking again") == 2
@@ -327,14 +327,14 @@ def test_watch_checks_again_after_each_change_and_ctrl_c_ends_it(repo, capsys, m
 
 
 def test_watch_clears_a_terminal_between_runs(repo, monkeypatch):
-    from pytest_citations.frontends import cli
+    from pytest_citations.frontends import check_command
 
     def changes(paths, ignored):
         yield {("modified", str(repo / SOLID))}
 
-    monkeypatch.setattr(cli, "_watched_changes", changes)
+    monkeypatch.setattr(check_command, "_watched_changes", changes)
     shown = _on_terminal(monkeypatch, repo, "--watch", "--no-source")
-    first, second = shown.split(cli.CLEAR_SCREEN)
+    first, second = shown.split(check_command.CLEAR_SCREEN)
     assert first.endswith("explains a rule.\n") and second.endswith("explains a rule.\n")
 
 
@@ -349,10 +349,10 @@ def test_watch_with_watchfiles_sees_a_real_change(repo, capsys, monkeypatch):
     import threading
 
     watchfiles = pytest.importorskip("watchfiles")
-    from pytest_citations.frontends import cli
+    from pytest_citations.frontends import check_command
 
     stop = threading.Event()
-    real = cli._watched_changes
+    real = check_command._watched_changes
 
     def bounded(paths, ignored):
         for found in real(paths, ignored, stop_event=stop):
@@ -365,7 +365,7 @@ def test_watch_with_watchfiles_sees_a_real_change(repo, capsys, monkeypatch):
                 return
             (repo / EV).write_text((repo / EV).read_text() + "\n")
 
-    monkeypatch.setattr(cli, "_watched_changes", bounded)
+    monkeypatch.setattr(check_command, "_watched_changes", bounded)
     writer = threading.Thread(target=change_soon)
     writer.start()
     try:
