@@ -192,7 +192,8 @@ def _report(args: argparse.Namespace, request: CheckRequest, outcome: CheckOutco
         if not _write(args.write_baseline, baseline_module.dumps(report.diagnostics)):
             return EXIT_USAGE
         crashes = sum(d.code == INTERNAL_ERROR for d in report.diagnostics)
-        print(f"citations: recorded {len(report.diagnostics) - crashes} diagnostics in {args.write_baseline}", file=sys.stderr)
+        if not (args.quiet or args.silent):
+            print(f"citations: recorded {len(report.diagnostics) - crashes} diagnostics in {args.write_baseline}", file=sys.stderr)
         if crashes:  # a baseline never records one: the file must be checked whole first
             print(f"citations: error: {crashes} internal error{'s' if crashes != 1 else ''} ({INTERNAL_ERROR}) not "
                   "recorded: a file that was not fully checked cannot be part of a baseline", file=sys.stderr)
@@ -227,8 +228,10 @@ def _render_options(args: argparse.Namespace, output_format: str, outcome: Check
     if output_format == "text":
         from pytest_citations.frontends.reporters.text import wants_color
 
-        terminal = args.output_file is None and sys.stdout.isatty()
-        options["color"] = wants_color(args.color, terminal, os.environ)
+        if args.output_file is None:
+            options["color"] = wants_color(args.color, sys.stdout.isatty(), os.environ)
+        else:  # a report file is coloured only when the command line says so, whatever the environment
+            options["color"] = args.color == "always"
         if args.show_fixes:
             options["fixes"] = _fixes_list(args.fix, outcome, report)
     return options

@@ -127,6 +127,10 @@ class CheckRun:
             if unknown:
                 raise RunError(f"{option}: no rule code starts with {unknown[0]!r}; `citations rules` lists them")
         engine.override(request.select, request.ignore, request.extend_select, request.extend_ignore)
+        # What the run plans: a run that selects by changes and names no path looks at the whole
+        # repository, wherever it runs (the changes are the repository's, and an artifact they
+        # affect may lie outside the current folder).
+        self.paths = [engine.config.root] if request.selecting and not request.paths else paths
         if request.use_cache and not request.fix:
             engine.state.enable_cache(cache_folder(request.cache_dir, engine))
         elif request.selecting:
@@ -142,7 +146,7 @@ class CheckRun:
         from pytest_citations.run.replay import Request
 
         baseline_file = request.baseline_file if self.engine.decisions.baseline is not None else None
-        return Request(self.engine, request.checked_paths, request.force_exclude, request.shard, baseline_file)
+        return Request(self.engine, self.paths, request.force_exclude, request.shard, baseline_file)
 
     def check(self) -> CheckOutcome:
         """The outcome of the request. Unless it fixes, the baseline is applied here, to the whole
@@ -249,7 +253,7 @@ class CheckRun:
         from pytest_citations.run import parallel
 
         request = self.request
-        planned = tasks = self.engine.plan(request.checked_paths, request.force_exclude)
+        planned = tasks = self.engine.plan(self.paths, request.force_exclude)
         if request.shard:
             from pytest_citations.run.selection import shard_of
 

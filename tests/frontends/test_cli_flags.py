@@ -89,11 +89,22 @@ def test_machine_formats_are_never_coloured(repo, capsys, monkeypatch, output_fo
     assert "\x1b" not in shown
 
 
-def test_statistics_and_files_are_not_coloured_unless_asked(repo, capsys, tmp_path):
+def test_statistics_and_files_are_not_coloured_unless_asked(repo, capsys, tmp_path, monkeypatch):
     assert "\x1b" not in _out(capsys, repo, "--color", "always", "--statistics")[1]
     report = tmp_path / "report.txt"
     main(["check", str(repo), "--output-file", str(report)])
     assert "\x1b" not in report.read_text()
+    monkeypatch.setenv("FORCE_COLOR", "1")  # (CI services export it for their own logs)
+    main(["check", str(repo), "--output-file", str(report)])
+    assert "\x1b" not in report.read_text()
+    main(["check", str(repo), "--output-file", str(report), "--color", "always"])
+    assert "\x1b" in report.read_text()
+
+
+def test_quiet_and_silent_say_nothing_of_the_baseline_written(repo, capsys, tmp_path):
+    for flag in ("-q", "-s"):
+        assert main(["check", str(repo), flag, "--write-baseline", str(tmp_path / "baseline.json")]) == 0
+        assert capsys.readouterr().err == ""
 
 
 def test_a_hostile_path_or_message_cannot_add_escape_sequences(repo, capsys):

@@ -576,3 +576,32 @@ def test_a_memory_edited_while_the_index_of_ids_is_built_is_never_recorded_clean
     truth = check(capsys, repo, "--no-cache")
     assert (f"{MEMORIES}/a1.md", "M213") in truth[1]
     assert check(capsys, repo) == truth
+
+
+def test_results_of_other_code_are_not_taken_for_this_codes(tmp_path):
+    """The version stays 0.1.0 until a release: a pin moved to another commit, or an edited
+    editable install, must not be answered by results its old code left in the cache."""
+    package = tmp_path / "package"
+    (package / "kinds" / "memories").mkdir(parents=True)
+    (package / "__pycache__").mkdir()
+    module = package / "kinds" / "memories" / "rules.py"
+    module.write_text("def check():\n    return 1\n")
+    (package / "catalog.json").write_text("[]\n")
+    before = cache_module.code_identity.__wrapped__(package)
+    (package / "__pycache__" / "rules.cpython-311.pyc").write_bytes(b"compiled")
+    assert cache_module.code_identity.__wrapped__(package) == before  # bytecode is not the code
+    module.write_text("def check():\n    return 2\n")
+    os.utime(module, ns=(1, 1))
+    assert cache_module.code_identity.__wrapped__(package) != before
+
+
+def test_the_key_of_a_cache_names_the_code(tmp_path, monkeypatch):
+    from pytest_citations.engine import Engine
+
+    (tmp_path / "pyproject.toml").write_text("[tool.citations]\n")
+    engine = Engine.load(tmp_path)
+    keys = set()
+    for identity in ("code of one commit", "code of another"):
+        monkeypatch.setattr(cache_module, "code_identity", lambda folder, identity=identity: identity)
+        keys.add(engine.state.cache_key())
+    assert len(keys) == 2

@@ -97,6 +97,17 @@ def test_since_checks_the_files_citing_a_changed_file(repo, capsys, warm):
     assert checked(capsys, repo, "--since", "main", *options) == {"m_a", "m_ab"}
 
 
+def test_since_from_a_subfolder_looks_at_the_whole_repository(repo, capsys, monkeypatch):
+    """The changes are the repository's: run in src/, the run still finds the memories outside it
+    that cite the changed file (it passed, having looked in src/ only), named from src/."""
+    only_sources_changed(repo)
+    monkeypatch.chdir(repo / "src")
+    for option in (["--since", "main"], ["--staged", "a.py"]):
+        main(["check", "--no-cache", *option])
+        shown = capsys.readouterr().out
+        assert {f"../{MEMORIES}/m_a.md", f"../{MEMORIES}/m_ab.md"} <= {line.split(":")[0] for line in shown.splitlines()}
+
+
 @WARM_OR_NOT
 def test_since_checks_every_memory_when_a_memory_changed(repo, capsys, warm):
     """m_c edited and m_new added change files the memory index is built from, so every memory
