@@ -119,7 +119,7 @@ def test_a_symlink_loop_is_named_as_one(tmp_path):
     record["found_by"] = [{"wave": 1, "perspective_id": "p1", "agent_type": "A", "artifact_path": "loop1"}]
     scratch(root, {
         RUN_CITATIONS: (json.dumps(record) + "\n").encode(),
-        "eval/manifest.json": json.dumps({"datasets": [{"id": "d", "file": "eval/loop1", "num_items": 1}]}).encode(),
+        "eval/manifest.json": json.dumps({"datasets": [{"id": "ear_d", "file": "eval/loop1", "num_items": 1}]}).encode(),
         "out/findings.json": json.dumps({"citations": [{"artifact_id": "loop1", "content_hash": "0123456789abcdef", "lines": "L1"}]}).encode(),
         ".serena/memories/m.md": b"---\nid: m\ncitations:\n  - path: loop1\n    line: 1\n    snippet: x\n---\nBody.\n",
     })
@@ -128,7 +128,7 @@ def test_a_symlink_loop_is_named_as_one(tmp_path):
         os.symlink("loop1", root / folder / "loop2")
     assert check(root) == [
         (".serena/memories/m.md", 4, 11, "M207", "File not found: loop1"),
-        ("eval/manifest.json", 1, 35, "E510", "datasets[0].file 'eval/loop1' cannot be read: cannot resolve path 'eval/loop1': a symlink loop"),
+        ("eval/manifest.json", 1, 39, "E510", "datasets[0].file 'eval/loop1' cannot be read: cannot resolve path 'eval/loop1': a symlink loop"),
         ("out/findings.json", 1, 32, "R406", "MISSING: loop1 cannot be resolved: a symlink loop"),
         (RUN_CITATIONS, 1, 300, "U111", "found_by[0].artifact_path 'loop1' cannot be resolved under the run directory 'runs/r': a symlink loop"),
     ]

@@ -345,8 +345,8 @@ def test_another_tools_manifest_with_num_items_is_not_claimed(tmp_path):
 
 def test_an_ear_manifest_with_one_incomplete_entry_is_still_checked(tmp_path):
     manifest = json.dumps({"datasets": [
-        {"id": "items.v1", "file": "eval/items.v1.jsonl", "num_items": 1},
-        {"id": "items.v2", "num_items": 1},
+        {"id": "ear_items.v1", "file": "eval/items.v1.jsonl", "num_items": 1},
+        {"id": "ear_items.v2", "num_items": 1},
     ]})
     root = _repo(tmp_path, {"eval/manifest.json": manifest, "eval/items.v1.jsonl": '{"ear_sections": ["EAR-736.2"]}\n'})
     assert [(path, code, message) for path, _, _, code, message in _check(root)] == [

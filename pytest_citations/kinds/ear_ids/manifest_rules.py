@@ -61,20 +61,20 @@ def ear_manifest_schema(unit, ctx: RuleContext):
     Bad (`num_items` is a string):
 
     ```json title="eval/manifest.json"
-    {"datasets": [{"id": "items.v1", "file": "eval/items.v1.jsonl", "num_items": "1"}]}
+    {"datasets": [{"id": "ear_items.v1", "file": "eval/ear_items.v1.jsonl", "num_items": "1"}]}
     ```
 
-    ```jsonl title="eval/items.v1.jsonl"
+    ```jsonl title="eval/ear_items.v1.jsonl"
     {"id": "q1", "ear_sections": ["EAR-736.2(b)"]}
     ```
 
     Good:
 
     ```json title="eval/manifest.json"
-    {"datasets": [{"id": "items.v1", "file": "eval/items.v1.jsonl", "num_items": 1}]}
+    {"datasets": [{"id": "ear_items.v1", "file": "eval/ear_items.v1.jsonl", "num_items": 1}]}
     ```
 
-    ```jsonl title="eval/items.v1.jsonl"
+    ```jsonl title="eval/ear_items.v1.jsonl"
     {"id": "q1", "ear_sections": ["EAR-736.2(b)"]}
     ```
 
@@ -175,16 +175,16 @@ def ear_manifest_file_missing(unit, ctx: RuleContext):
     Bad:
 
     ```json title="eval/manifest.json"
-    {"datasets": [{"id": "items.v1", "file": "eval/items.v1.jsonl", "num_items": 1}]}
+    {"datasets": [{"id": "ear_items.v1", "file": "eval/ear_items.v1.jsonl", "num_items": 1}]}
     ```
 
     Good:
 
     ```json title="eval/manifest.json"
-    {"datasets": [{"id": "items.v1", "file": "eval/items.v1.jsonl", "num_items": 1}]}
+    {"datasets": [{"id": "ear_items.v1", "file": "eval/ear_items.v1.jsonl", "num_items": 1}]}
     ```
 
-    ```jsonl title="eval/items.v1.jsonl"
+    ```jsonl title="eval/ear_items.v1.jsonl"
     {"id": "q1", "ear_sections": ["EAR-736.2(b)"]}
     ```
 
@@ -214,10 +214,10 @@ def ear_manifest_count_mismatch(unit, ctx: RuleContext):
     Bad (the file holds two records):
 
     ```json title="eval/manifest.json"
-    {"datasets": [{"id": "items.v1", "file": "eval/items.v1.jsonl", "num_items": 1}]}
+    {"datasets": [{"id": "ear_items.v1", "file": "eval/ear_items.v1.jsonl", "num_items": 1}]}
     ```
 
-    ```jsonl title="eval/items.v1.jsonl"
+    ```jsonl title="eval/ear_items.v1.jsonl"
     {"id": "q1", "ear_sections": ["EAR-736.2(b)"]}
     {"id": "q2", "ear_sections": ["EAR-740.1"]}
     ```
@@ -225,10 +225,10 @@ def ear_manifest_count_mismatch(unit, ctx: RuleContext):
     Good:
 
     ```json title="eval/manifest.json"
-    {"datasets": [{"id": "items.v1", "file": "eval/items.v1.jsonl", "num_items": 2}]}
+    {"datasets": [{"id": "ear_items.v1", "file": "eval/ear_items.v1.jsonl", "num_items": 2}]}
     ```
 
-    ```jsonl title="eval/items.v1.jsonl"
+    ```jsonl title="eval/ear_items.v1.jsonl"
     {"id": "q1", "ear_sections": ["EAR-736.2(b)"]}
     {"id": "q2", "ear_sections": ["EAR-740.1"]}
     ```
@@ -267,16 +267,16 @@ def ear_manifest_duplicate_id(unit, ctx: RuleContext):
 
     ```json title="eval/manifest.json"
     {"datasets": [
-      {"id": "items.v1", "file": "eval/items.v1.jsonl", "num_items": 1},
-      {"id": "items.v1", "file": "eval/items.v2.jsonl", "num_items": 1}
+      {"id": "ear_items.v1", "file": "eval/ear_items.v1.jsonl", "num_items": 1},
+      {"id": "ear_items.v1", "file": "eval/ear_items.v2.jsonl", "num_items": 1}
     ]}
     ```
 
-    ```jsonl title="eval/items.v1.jsonl"
+    ```jsonl title="eval/ear_items.v1.jsonl"
     {"id": "q1", "ear_sections": ["EAR-736.2(b)"]}
     ```
 
-    ```jsonl title="eval/items.v2.jsonl"
+    ```jsonl title="eval/ear_items.v2.jsonl"
     {"id": "q1", "ear_sections": ["EAR-736.2(b)"]}
     ```
 
@@ -284,16 +284,16 @@ def ear_manifest_duplicate_id(unit, ctx: RuleContext):
 
     ```json title="eval/manifest.json"
     {"datasets": [
-      {"id": "items.v1", "file": "eval/items.v1.jsonl", "num_items": 1},
-      {"id": "items.v2", "file": "eval/items.v2.jsonl", "num_items": 1}
+      {"id": "ear_items.v1", "file": "eval/ear_items.v1.jsonl", "num_items": 1},
+      {"id": "ear_items.v2", "file": "eval/ear_items.v2.jsonl", "num_items": 1}
     ]}
     ```
 
-    ```jsonl title="eval/items.v1.jsonl"
+    ```jsonl title="eval/ear_items.v1.jsonl"
     {"id": "q1", "ear_sections": ["EAR-736.2(b)"]}
     ```
 
-    ```jsonl title="eval/items.v2.jsonl"
+    ```jsonl title="eval/ear_items.v2.jsonl"
     {"id": "q1", "ear_sections": ["EAR-736.2(b)"]}
     ```
 

@@ -20,6 +20,10 @@ _RAG_KEYS = ('"citations"', '"section_id"')
 _MANIFEST_START = re.compile(r"\A\ufeff?\s*\{")
 _DATASETS_ARRAY = re.compile(r'"datasets"\s*:\s*\[')
 MANIFEST_ENTRY_FIELDS = ("id", "file", "num_items")
+# What makes a manifest of that shape an EAR one: it names EAR, as a word ("EAR sections") or as the
+# start of a name (ear_compliance.v1, ear-qa): a generic evaluation manifest with the same three
+# fields names no regulation.
+_EAR_NAMED = re.compile(r"\bEAR\b|(?<![A-Za-z0-9])ear[_-]", re.IGNORECASE)
 _KG_MARK = re.compile(r"/resource/ear/section/")
 
 
@@ -53,9 +57,12 @@ def cites_ear_sections(head: str) -> bool:
 
 def is_dataset_manifest(head: str) -> bool:
     """Whether the head is a dataset manifest in our shape: a JSON object whose ``datasets`` array
-    holds an entry with ``id``, ``file`` and ``num_items``, among the entries the head holds whole.
-    Other tools' manifests list datasets by ``name`` and ``path`` (with a ``num_items`` too)."""
+    holds an entry with ``id``, ``file`` and ``num_items``, among the entries the head holds whole,
+    and that names EAR. Other tools' manifests list datasets by ``name`` and ``path`` (with a
+    ``num_items`` too), or in our shape for a benchmark that has nothing to do with the EAR."""
     if _MANIFEST_START.match(head) is None or (found := _DATASETS_ARRAY.search(head)) is None:
+        return False
+    if _EAR_NAMED.search(head) is None:
         return False
     return any(
         isinstance(entry, dict) and all(key in entry for key in MANIFEST_ENTRY_FIELDS)

@@ -299,7 +299,7 @@ def test_kg_iri_messages_and_configurable_base(tmp_path):
 def test_manifest_paths_shapes_and_relative_folder(tmp_path):
     manifest = (
         '{"datasets": [\n'
-        '  {"id": "a", "file": "a.jsonl", "num_items": 1},\n'
+        '  {"id": "ear_a", "file": "a.jsonl", "num_items": 1},\n'
         '  {"id": "b", "file": "../../outside.jsonl", "num_items": 1},\n'
         '  {"id": "c", "file": "/etc/passwd", "num_items": 1},\n'
         '  {"id": "d", "file": "latin.jsonl", "num_items": 2},\n'
@@ -331,11 +331,11 @@ def test_a_dataset_over_max_file_size_is_counted_in_blocks(tmp_path):
     """max-file-size caps a record of a JSON Lines dataset, not the file: the manifest's count of a
     dataset larger than it is checked (it was "cannot read")."""
     records = "".join(f'{{"id": "q{n}", "question": "{"x" * 40}"}}\n' for n in range(3000))
-    manifest = '{"datasets": [\n  {"id": "big", "file": "eval/big.jsonl", "num_items": 2999}\n]}\n'
+    manifest = '{"datasets": [\n  {"id": "ear_big", "file": "eval/big.jsonl", "num_items": 2999}\n]}\n'
     repo = _repo(tmp_path, {"eval/manifest.json": manifest, "eval/big.jsonl": records + "\n  \n"})
     engine = _engine(repo, **{"max-file-size": 4096})
     assert [(d.code, d.message) for d in engine.check([repo / "eval/manifest.json"]).diagnostics] == [
-        ("E511", "datasets[0] ('big') says num_items 2999, but eval/big.jsonl holds 3000 records")]
+        ("E511", "datasets[0] ('ear_big') says num_items 2999, but eval/big.jsonl holds 3000 records")]
 
 
 @pytest.mark.parametrize(
@@ -361,6 +361,9 @@ def test_manifest_shapes(tmp_path, text, message):
     '{"version": "1.0", "datasets": {"dev.jsonl": {"sha256": "14753aa6", "items": 15}}}',
     '{"datasets": ["dev.jsonl", "test.jsonl"]}',
     '{"manifest_version": "offline-snapshot.v1", "payload": {"path": "snapshot.jsonl"}}',
+    # a benchmark's manifest in our very shape that names no regulation (id, file, num_items)
+    '{"datasets": [{"id": "squad-dev", "file": "s3://bucket/squad/dev.jsonl", "num_items": 10570},'
+    ' {"id": "year_2020", "file": "data/clear-cases.jsonl", "num_items": 3}]}',
 ])
 def test_other_manifests_are_not_claimed(tmp_path, text):
     repo = _repo(tmp_path, {"eval/manifest.json": text, "eval/dev.jsonl": '{"question": "q", "answer": "a"}\n'})
@@ -370,7 +373,7 @@ def test_other_manifests_are_not_claimed(tmp_path, text):
 
 def test_files_are_claimed_by_their_content(tmp_path):
     repo = _repo(tmp_path, {
-        "eval/manifest.json": '{"datasets": [{"id": "d.v1", "file": "eval/d.jsonl", "num_items": 1}]}',
+        "eval/manifest.json": '{"datasets": [{"id": "ear_d.v1", "file": "eval/d.jsonl", "num_items": 1}]}',
         "eval/d.jsonl": '{"id": "q1", "ear_sections": ["EAR-736.2"]}\n',
         "eval/other.jsonl": '{"id": "q1", "expected": {"citations": ["doc-12"]}}\n',
         "corpus/c.jsonl": '{"schema_version": "retrieval-corpus.v1", "doc_id": "EAR-736.2", "section_id": "EAR-736.2"}\n',
