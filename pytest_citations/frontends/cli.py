@@ -25,6 +25,13 @@ def _codes(text: str) -> tuple[str, ...]:
     return tuple(code.strip().upper() for code in text.split(",") if code.strip())
 
 
+class _MoreCodes(argparse.Action):
+    """An option of codes that adds up when repeated (``--select U1 --select M2``), as ruff's do."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        setattr(namespace, self.dest, (*(getattr(namespace, self.dest) or ()), *values))
+
+
 def _jobs(text: str) -> int:
     try:
         jobs = int(text)
@@ -70,10 +77,10 @@ def build_parser(only_check: bool = False) -> argparse.ArgumentParser:
     check.add_argument("--format", "--output-format", dest="format", choices=FORMATS,
                        help="output format (default: text; github under GitHub Actions)")
     check.add_argument("--output-file", type=Path, metavar="FILE", help="write the report to FILE instead of standard output")
-    check.add_argument("--select", type=_codes, metavar="CODES", help="comma-separated codes or prefixes to enable, instead of the settings' select")
-    check.add_argument("--ignore", type=_codes, metavar="CODES", help="comma-separated codes or prefixes to disable, instead of the settings' ignore")
-    check.add_argument("--extend-select", type=_codes, metavar="CODES", help="codes or prefixes to enable besides the settings' select")
-    check.add_argument("--extend-ignore", type=_codes, metavar="CODES", help="codes or prefixes to disable besides the settings' ignore")
+    check.add_argument("--select", type=_codes, action=_MoreCodes, metavar="CODES", help="comma-separated codes or prefixes to enable, instead of the settings' select")
+    check.add_argument("--ignore", type=_codes, action=_MoreCodes, metavar="CODES", help="comma-separated codes or prefixes to disable, instead of the settings' ignore")
+    check.add_argument("--extend-select", type=_codes, action=_MoreCodes, metavar="CODES", help="codes or prefixes to enable besides the settings' select")
+    check.add_argument("--extend-ignore", type=_codes, action=_MoreCodes, metavar="CODES", help="codes or prefixes to disable besides the settings' ignore")
     check.add_argument("--statistics", action="store_true", help="print a count of diagnostics per rule instead of the diagnostics")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when errors are found")
     check.add_argument("--force-exclude", action="store_true", help="honour excludes for paths named on the command line too (for pre-commit)")

@@ -81,6 +81,14 @@ def test_select_and_ignore_replace_the_settings(repo, capsys):
     assert data["diagnostics"] == []
 
 
+def test_codes_options_add_up_when_repeated(repo, capsys):
+    """As ruff's: `--select U104 --select U105` selects both (the last one alone was kept)."""
+    _, data = _json(capsys, repo, "--select", "U104", "--select", "u105")
+    assert {d["code"] for d in data["diagnostics"]} == {"U104", "U105"}
+    _, data = _json(capsys, repo, "--select", "U1", "--ignore", "U104", "--ignore", "U105,U101")
+    assert {"U104", "U105", "U101"}.isdisjoint({d["code"] for d in data["diagnostics"]}) and data["diagnostics"]
+
+
 def test_statistics(repo, capsys):
     main(["check", str(repo), "--statistics"])
     lines = capsys.readouterr().out.splitlines()
