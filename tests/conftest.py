@@ -30,6 +30,18 @@ def _import_the_whole_package() -> None:
 _import_the_whole_package()
 
 
+def same_code_environment(**extra: str) -> dict[str, str]:
+    """The environment of a child process that must run the code this process tests, the copy
+    the tests imported (an installed one in CI), not the source tree a child started in the project
+    would find first: caches are keyed by the code, so two copies never share results."""
+    import os
+
+    import pytest_citations
+
+    where = str(Path(pytest_citations.__file__).resolve().parent.parent)
+    return {**os.environ, "PYTHONPATH": where, "PYTHONSAFEPATH": "1", **extra}
+
+
 @pytest.fixture
 def realdata() -> Path:
     """The shared folder of real files from public projects, read in place."""

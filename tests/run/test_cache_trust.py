@@ -24,6 +24,7 @@ from pathlib import Path
 import hypothesis  # noqa: F401
 import pytest
 
+from conftest import same_code_environment
 from pytest_citations.core import sources
 from pytest_citations.frontends.cli import main
 from pytest_citations.run import cache as cache_module
@@ -402,7 +403,7 @@ def test_a_cache_file_that_is_no_regular_file_is_never_read(repo, capsys, how):
         make_hostile(folder / name, how)
     done = subprocess.run([sys.executable, "-c", FROM_A_SMALL_PARENT, sys.executable, "-c", RUN_AND_MEASURE, str(repo)],
                           capture_output=True, text=True, timeout=60, preexec_fn=limit_memory,
-                          env={**os.environ, "PYTHONHASHSEED": "0"})
+                          env=same_code_environment(PYTHONHASHSEED="0"))
     code, seconds, peak_kib = done.stderr.strip().splitlines()[-1].split()
     assert int(code) == 1 and sorted((d["path"], d["code"]) for d in json.loads(done.stdout)["diagnostics"]) == FINDINGS
     assert float(seconds) < 5 and int(peak_kib) < 200 * 1024

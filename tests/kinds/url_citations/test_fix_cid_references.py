@@ -8,12 +8,11 @@ U104-U106 offer no fix while the run's synthesis cites the old cid, and name whe
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
 
-from conftest import PROJECT
+from conftest import same_code_environment
 from pytest_citations.core.config import parse_config
 from pytest_citations.engine import Engine, load_plugins
 from pytest_citations.frontends.cli import main
@@ -170,5 +169,5 @@ def test_a_later_process_finds_the_cached_result_of_a_check_that_consulted_the_s
         "print(engine.state.cache.lookup(sys.argv[3], kinds, engine.state.index_digest) is not None)\n"
     )
     done = subprocess.run([sys.executable, "-c", probe, str(root), str(cache), CITATIONS], capture_output=True,
-                          text=True, env={**os.environ, "PYTHONPATH": str(PROJECT)})
+                          text=True, env=same_code_environment())
     assert (done.stdout, done.stderr) == ("True\n", "")
