@@ -39,7 +39,9 @@ def load(path: Path) -> dict[str, Counter]:
     """Counts of known findings, by file path and then by (code, message)."""
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+    except OSError as exc:
+        raise BaselineError(f"{path}: cannot read baseline: {exc.strerror or exc}") from None
+    except (UnicodeDecodeError, ValueError) as exc:
         raise BaselineError(f"{path}: cannot read baseline: {exc}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("entries"), list):
         raise BaselineError(f"{path}: not a baseline written by `citations check --write-baseline`")

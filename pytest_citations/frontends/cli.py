@@ -266,9 +266,11 @@ def list_rules(output_format: str) -> int:
         sys.stdout.write(rules_reference())
         return EXIT_CLEAN
     _, registry = load_plugins()
-    for item in registry:
+    rules = list(registry)
+    width = max((len(item.name) for item in rules), default=0)  # the names in one column, however long
+    for item in rules:
         marker = "[*]" if item.fixable else "   "
-        print(f"{item.code} {marker} {item.name:<28} {item.severity.value:<7} {item.summary}")
+        print(f"{item.code} {marker} {item.name:<{width}} {item.severity.value:<7} {item.summary}")
     return EXIT_CLEAN
 
 

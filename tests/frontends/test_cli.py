@@ -153,6 +153,18 @@ def test_a_broken_baseline_is_a_usage_error(repo, tmp_path, capsys):
     assert "not a baseline" in capsys.readouterr().err
 
 
+def test_a_missing_baseline_is_said_in_words(repo, tmp_path, capsys):
+    assert main(["check", str(repo), "--baseline", str(tmp_path / "gone.json")]) == 2
+    assert capsys.readouterr().err == f"citations: error: {tmp_path / 'gone.json'}: cannot read baseline: No such file or directory\n"
+
+
+def test_the_rules_list_keeps_its_columns_for_long_names(capsys):
+    assert main(["rules"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    severity_at = {line.index(" error ") if " error " in line[:60] else line.index(" warning ") for line in lines}
+    assert len(severity_at) == 1, "every severity starts in one column"
+
+
 def test_python_dash_m_is_the_same_program(repo):
     result = subprocess.run([sys.executable, "-m", "pytest_citations", "check", str(repo), "--statistics"], capture_output=True, text=True)
     assert result.returncode == 1
