@@ -70,8 +70,11 @@ class CataloguedKind:
         self._module: str = entry["module"]
 
     def kind(self) -> Any:
-        """The kind itself (its model imported)."""
-        return importlib.import_module(self._module).KIND
+        """The kind itself, its model imported on the first call (every sniff and read asks)."""
+        loaded = self.__dict__.get("_loaded")  # (not an attribute lookup, which would come back here)
+        if loaded is None:
+            loaded = self.__dict__["_loaded"] = importlib.import_module(self._module).KIND
+        return loaded
 
     def __getattr__(self, name: str) -> Any:  # asked only of what __init__ did not set
         if name.startswith("__"):

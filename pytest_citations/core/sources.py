@@ -458,20 +458,26 @@ def listen_to_reads(listener: ReadListener | None) -> ReadListener | None:
     return previous
 
 
+def _open_uncapped(root: Path, path: Path | str) -> tuple[BinaryIO, str, int]:
+    """(the open file, its shown path, its size when opened) of a regular file inside the root, of
+    any size: for the readers that read it in bounded pieces and stop if it grows."""
+    root = resolved_root(root)
+    resolved = resolve_inside(root, path)
+    shown = display_path(root, resolved)
+    info = _regular_file(resolved, shown, sys.maxsize)
+    try:
+        return open(resolved, "rb"), shown, info.st_size
+    except OSError as exc:
+        raise SourceError("C001", f"cannot read {shown}: {exc.strerror or exc}") from None
+
+
 def read_blocks(root: Path, path: Path | str) -> Iterator[bytes]:
     """The bytes of a file in blocks, with the checks of :func:`read_source` but for the size and
     the decoding: a file of any size is read in memory bounded by a block (for a count over a
     whole file). A file found to have grown past the size it had when opened is read no further
     (C001)."""
-    root = resolved_root(root)
-    resolved = resolve_inside(root, path)
-    shown = display_path(root, resolved)
-    info = _regular_file(resolved, shown, sys.maxsize)  # (no cap on the file)
-    try:
-        handle = open(resolved, "rb")
-    except OSError as exc:
-        raise SourceError("C001", f"cannot read {shown}: {exc.strerror or exc}") from None
-    growth = _GrowthCheck(shown, info.st_size)
+    handle, shown, size = _open_uncapped(root, path)
+    growth = _GrowthCheck(shown, size)
     with handle:
         read = 0
         while block := handle.read(READ_BLOCK):
@@ -492,15 +498,8 @@ def stream_lines(root: Path, path: Path | str, max_line_size: int = DEFAULT_MAX_
     to have grown past the size it had when opened is read no further (C001): it would otherwise be
     read for as long as it grows (a line that never ends).
     """
-    root = resolved_root(root)
-    resolved = resolve_inside(root, path)
-    shown = display_path(root, resolved)
-    info = _regular_file(resolved, shown, sys.maxsize)  # (no cap on the file)
-    try:
-        handle = open(resolved, "rb")
-    except OSError as exc:
-        raise SourceError("C001", f"cannot read {shown}: {exc.strerror or exc}") from None
-    listener, size = _read_listener, info.st_size
+    handle, shown, size = _open_uncapped(root, path)
+    listener = _read_listener
     next_note = READ_BLOCK  # bytes read when the growth is next checked and the listener told
     with handle:
         offset = 0  # bytes read so far
