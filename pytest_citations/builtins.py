@@ -109,9 +109,14 @@ def scanned_indexes() -> list[tuple[str, RunWideIndex]]:
     return list(found.values())
 
 
+# Rules of no kind that check units: the online rules, which check the web citations any kind gives.
+CROSS_KIND_RULE_MODULES = ("pytest_citations.online.rules",)
+
+
 def scanned_rules() -> list[Rule]:
-    """The kinds' rules as their modules declare them (every rule module imported)."""
-    found: list[Rule] = []
+    """The kinds' rules and the cross-kind rules as their modules declare them (every rule module
+    imported)."""
+    found: list[Rule] = [item for name in CROSS_KIND_RULE_MODULES for item in rules_in_module(importlib.import_module(name))]
     for package in _kind_packages():
         for info in pkgutil.iter_modules(importlib.import_module(package).__path__, prefix=f"{package}."):
             if info.name.rsplit(".", 1)[1] == "rules" or info.name.endswith("_rules"):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -81,6 +81,9 @@ class Engine:
         self.nested_engines: list[Engine] = []  # the nested roots checked from here (shares one list)
         # claims the files of a walk ahead of it, in worker processes (citations check -j; parallel.py)
         self.claim_ahead: Callable[[Engine, list[str]], None] | None = None
+        # what the web answered for each cited URL, in an online run (pytest_citations.online.run);
+        # the rule runner runs the online rules only when it is set
+        self.web: Mapping[str, Any] | None = None
 
     @classmethod
     def load(cls, start: Path, config_file: Path | None = None, manager=None, baseline=None) -> Engine:
@@ -107,6 +110,7 @@ class Engine:
         nested.state.caching, nested.state.cache_folder = self.state.caching, self.state.cache_folder
         nested.nested_engines = self.nested_engines
         nested.claim_ahead = self.claim_ahead
+        nested.web = self.web
         return nested
 
     def _claim_ahead(self, rels: list[str]) -> None:

@@ -41,17 +41,31 @@ class RuleRunner:
             ]
         return found
 
+    def online_rules(self, ctx: FileContext) -> list[Rule]:
+        """The online rules the selection enables, in an online run (the engine holds what the web
+        answered) of a file whose kind cites web pages (it has ``web_citations``); else none."""
+        if ctx.engine.web is None or not hasattr(ctx.kind, "web_citations"):
+            return []
+        key = (None, tuple(self.config.select), tuple(self.config.ignore))
+        found = self._enabled.get(key)
+        if found is None:
+            found = self._enabled[key] = [r for r in self.registry.for_kind(None, "record") if self.decisions.selects(r.code)]
+        return found
+
     def diagnostics(self, ctx: FileContext, units: list[Any] | None = None) -> Iterator[Diagnostic]:
         """What the enabled rules of the file's kind find in it, one by one as they are found; each
-        unit the kind read is appended to ``units`` when it is given."""
-        for unit, diagnostic in self.checked_units(ctx, self.enabled_rules(ctx.kind), ends=units is not None):
+        unit the kind read is appended to ``units`` when it is given. In an online run, the online
+        rules check the web citations of each unit, given after it."""
+        rules = self.enabled_rules(ctx.kind)
+        online = self.online_rules(ctx)
+        for unit, diagnostic in self.checked_units(ctx, [*rules, *online], ends=units is not None, web=bool(online)):
             if diagnostic is not None:
                 yield diagnostic
             elif units is not None:
                 units.append(unit)
 
     def checked_units(
-        self, ctx: FileContext, rules: Sequence[Rule], ends: bool = True
+        self, ctx: FileContext, rules: Sequence[Rule], ends: bool = True, web: bool = False
     ) -> Iterator[tuple[Any, Diagnostic | None]]:
         """``(unit, diagnostic)`` for each diagnostic that ``rules`` find on each unit of the file, as
         found; with ``ends``, also ``(unit, None)`` once a unit is done (a front end that answers
@@ -66,8 +80,11 @@ class RuleRunner:
             for r in rules
         ]
         by_type: dict[type, list[tuple]] = {}  # a unit's type -> the running rules that check such units
+        read = ctx.kind.units(ctx)
+        if web:
+            read = with_web_citations(read, ctx)
         try:
-            for unit in ctx.kind.units(ctx):
+            for unit in read:
                 if isinstance(unit, Reported):
                     diagnostic = self.diagnostic(unit.code, unit.finding, ctx.rel, ctx.source)
                     if diagnostic:
@@ -163,3 +180,12 @@ def _line_window(source: sources.Source, line: int, col: int) -> tuple[str, int]
     start, stop = window_bounds(col, end - begin)
     window = source.text[begin + start : begin + stop]
     return (window.rstrip("\r\n") if begin + stop == end else window), start
+
+
+def with_web_citations(units: Iterable[Any], ctx: FileContext) -> Iterator[Any]:
+    """Each unit of ``units``, followed by the web citations the kind gives of it."""
+    cited = ctx.kind.web_citations
+    for unit in units:
+        yield unit
+        if not isinstance(unit, Reported):
+            yield from cited(unit, ctx)

@@ -129,6 +129,18 @@ def _stdin_problem(args: argparse.Namespace) -> str | None:
         return "- (standard input) needs --stdin-filename PATH: the file whose kind and settings it has"
     if _reads_stdin(args) and (args.staged is not None or args.since or args.affected_by or args.shard or args.write_baseline):
         return "--since, --staged, --affected-by, --shard and --write-baseline cannot check standard input"
+    return _online_problem(args)
+
+
+def _online_problem(args: argparse.Namespace) -> str | None:
+    """Why the online options cannot go together with the others, if they cannot."""
+    from pytest_citations.online.options import given
+
+    options = given(lambda name: getattr(args, name), "--online")
+    if options and not args.online:
+        return f"{options[0]} tells the online check how to fetch: add --online"
+    if args.online and _reads_stdin(args):
+        return "--online checks files, not standard input"
     return None
 
 
@@ -140,6 +152,11 @@ def check_request(args: argparse.Namespace) -> CheckRequest:
         return None if option is None else tuple(option)
 
     stdin = {"stdin": sys.stdin.buffer, "stdin_filename": args.stdin_filename} if _reads_stdin(args) else {}
+    online = None
+    if args.online:
+        from pytest_citations.online.options import online_request
+
+        online = online_request(lambda name: getattr(args, name), "--online")
     return CheckRequest(
         paths=() if stdin else tuple(args.paths), config_file=args.config, baseline_file=args.baseline,
         select=args.select, ignore=args.ignore, extend_select=args.extend_select, extend_ignore=args.extend_ignore,
@@ -147,7 +164,7 @@ def check_request(args: argparse.Namespace) -> CheckRequest:
         use_cache=not args.no_cache, cache_dir=args.cache_dir, since=args.since,
         staged=paths(args.staged), affected_by=paths(args.affected_by), shard=args.shard,
         jobs=args.jobs, fix=args.fix or args.diff, refresh_verified=args.refresh_verified, write_fixes=not args.diff,
-        **stdin,
+        online=online, **stdin,
     )
 
 

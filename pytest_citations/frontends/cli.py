@@ -119,6 +119,12 @@ def build_parser(only_check: bool = False) -> argparse.ArgumentParser:
     check.add_argument("-w", "--watch", action="store_true",
                        help="check again whenever a file under PATHS changes, until Ctrl-C (needs pytest-citations[watch])")
     check.add_argument("-v", "--verbose", action="store_true", help="say how many files were checked and how many came from the cache")
+    online = check.add_argument_group("online", "check the cited URLs against the live web (docs/online.md)")
+    online.add_argument("--online", action="store_true",
+                        help="fetch every URL the artifacts cite and run the online rules (W7xx); off by default")
+    from pytest_citations.online.options import add_options
+
+    add_options(online.add_argument, "--online")
     quiet = check.add_mutually_exclusive_group()
     quiet.add_argument("-q", "--quiet", action="store_true", help="print the findings only: no summary, no notices")
     quiet.add_argument("-s", "--silent", action="store_true", help="print nothing (errors aside): the exit status tells")

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, cast
 if TYPE_CHECKING:
     from pytest_citations.core.diagnostics import Diagnostic
     from pytest_citations.engine import Engine, Report, Task
+    from pytest_citations.online.run import OnlineRequest, OnlineSummary
     from pytest_citations.run.progress import Progress
     from pytest_citations.run.replay import Request
     from pytest_citations.run.selection import Changes
@@ -55,6 +56,8 @@ class CheckRequest:
     # be; ``paths`` are not checked then. With ``fix``, nothing is written: see CheckOutcome.fixed_text.
     stdin: Any = None
     stdin_filename: Path | None = None
+    # check the cited URLs against the live web (``--online``): what the user asked of the fetch
+    online: OnlineRequest | None = None
 
     @property
     def selecting(self) -> bool:
@@ -115,6 +118,7 @@ class CheckRun:
         from pytest_citations.engine import Engine
 
         self.request = request
+        self.online_summary: OnlineSummary | None = None  # what an online run fetched
         paths = request.checked_paths if request.stdin is None else [_existing_folder(request.stdin_filename)]
         missing = [p for p in paths if not p.exists() and not p.is_symlink()]
         if missing:
@@ -131,7 +135,9 @@ class CheckRun:
         # repository, wherever it runs (the changes are the repository's, and an artifact they
         # affect may lie outside the current folder).
         self.paths = [engine.config.root] if request.selecting and not request.paths else paths
-        if request.use_cache and not request.fix:
+        # An online run's results depend on the web, not only on files: no result cache, no record
+        # (its answers are cached on their own: online/response_cache.py).
+        if request.use_cache and not request.fix and request.online is None:
             engine.state.enable_cache(cache_folder(request.cache_dir, engine))
         elif request.selecting:
             engine.state.enable_cache(None)  # what each file reads must be learned, even if not kept
@@ -206,6 +212,8 @@ class CheckRun:
         if record is not None and not request.selecting and not any(d.code == INTERNAL_ERROR for d in report.diagnostics):
             record.record(tasks, results)
         engine.save_cache()
+        if self.online_summary is not None:
+            notices.extend(self.online_summary.lines())
         return CheckOutcome(engine, report, hits, fixed, notices, None if hidden is None else sum(hidden))
 
     def _check_stdin(self) -> CheckOutcome:
@@ -261,6 +269,8 @@ class CheckRun:
         known: dict[Task, list[Diagnostic]] = {}
         if changes is not None:
             tasks, known = _affected_tasks(tasks, changes, request.jobs, progress)
+        if request.online is not None:
+            self._fetch_cited(tasks)
         if fix_and_check is not None:  # one file after another: a fix may change what the next file reads
             fix_and_check = progress.wrap(fix_and_check)
             return planned, tasks, [run_task(task, fix_and_check) for task in tasks]
@@ -269,6 +279,25 @@ class CheckRun:
             checked = dict(zip(todo, parallel.check(todo, request.jobs, progress.advance), strict=True))
             return planned, tasks, [known[task] if task in known else checked[task] for task in tasks]
         return planned, tasks, parallel.check(tasks, request.jobs, progress.advance)
+
+
+    def _fetch_cited(self, tasks: list[Task]) -> None:
+        """Fetch what ``tasks`` cite, for the online rules; the answers are cached in the cache
+        folder unless the run uses no cache."""
+        from pytest_citations.online.run import OnlineUnavailable, fetch
+        from pytest_citations.run.cache import prepare_folder, usable_folder
+
+        request, engine = self.request, self.engine
+        folder = usable_folder(cache_folder(request.cache_dir, engine), engine.config.root) if request.use_cache else None
+        if folder is not None:
+            try:
+                prepare_folder(folder)
+            except OSError:
+                folder = None
+        try:
+            self.online_summary = fetch(engine, tasks, cast(OnlineRequest, request.online), folder)
+        except OnlineUnavailable as exc:
+            raise RunError(str(exc)) from None
 
 
 def _fixer(fixed: dict[str, Any], notices: list[str], refresh: bool, write: bool = True,

@@ -490,5 +490,11 @@ class Briefs:
         yield from _load_registry(ctx, brief)
         yield brief
 
+    def web_citations(self, unit, ctx):
+        """The URLs the brief's citation objects cite, for the online rules (:mod:`.web`)."""
+        from pytest_citations.kinds.briefs.web import web_citations
+
+        return web_citations(unit) if isinstance(unit, Brief) else ()
+
 
 KIND = Briefs()

@@ -373,6 +373,12 @@ class ClaudeExchanges:
     def sniff(self, head: str) -> bool:
         return False
 
+    def web_citations(self, unit, ctx):
+        """The URL a web search citation cites, for the online rules (:mod:`.web`)."""
+        from pytest_citations.kinds.claude_exchanges.web import web_citations
+
+        return web_citations(unit) if isinstance(unit, Citation) else ()
+
     def units(self, ctx) -> Iterator[Citation | Reported]:
         if ctx.rel.lower().endswith(".jsonl"):
             yield from self._jsonl(ctx)

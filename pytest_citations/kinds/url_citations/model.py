@@ -56,5 +56,11 @@ class UrlCitations:
     def units(self, ctx) -> Iterator[Record | Reported]:
         return jsonlines.records(ctx, invalid_json_line, unit=Record)
 
+    def web_citations(self, unit, ctx):
+        """The URL a record cites, for the online rules (:mod:`pytest_citations.kinds.url_citations.web`)."""
+        from pytest_citations.kinds.url_citations.web import web_citations
+
+        return web_citations(unit) if isinstance(unit, Record) else ()
+
 
 KIND = UrlCitations()

@@ -1,0 +1,172 @@
+"""An online run: before its files are checked, the URLs they cite are collected and fetched, and
+the answers are given to the engines, whose rule runner then runs the online rules (W7xx) on each
+web citation.
+
+Collecting reads each file with its kinds once more, which costs little next to the network; the
+check that follows runs without the result cache and the record of the last run, whose results
+do not depend on the web (the answers have a cache of their own, :mod:`.response_cache`).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+from urllib.parse import urlsplit
+
+from pytest_citations.kinds import Reported
+from pytest_citations.online.verdicts import State, verdict
+
+if TYPE_CHECKING:
+    from pytest_citations.engine import Engine, Task
+    from pytest_citations.online.fetch import Answer, FetchSettings, Wanted
+
+MISSING = "the online check needs its extra: pip install 'pytest-citations[online]'"
+ALLOW_VARIABLE = "CITATIONS_ONLINE_ALLOW"  # hosts and networks the user allows, comma-separated
+SUMMARY_HOSTS = 10  # hosts named in the summary at most (those with the most failures first)
+
+
+class OnlineUnavailable(Exception):
+    """The online extra is not installed."""
+
+
+@dataclass(frozen=True)
+class OnlineRequest:
+    """What the command line asks of the online check; every value comes from the user (the
+    command line or the environment), never from the checkout's settings."""
+
+    refresh: bool = False
+    allow: tuple[str, ...] = ()
+    timeout: float | None = None
+    host_concurrency: int | None = None
+    host_interval: float | None = None
+    max_age: float | None = None
+    connect_to: Mapping[tuple[str, int], tuple[str, int]] = field(default_factory=dict)
+
+    def settings(self) -> FetchSettings:
+        try:
+            from pytest_citations.online.fetch import FetchSettings
+        except ImportError:
+            raise OnlineUnavailable(MISSING) from None
+        given: dict[str, Any] = {name: value for name, value in (
+            ("timeout", self.timeout), ("host_concurrency", self.host_concurrency),
+            ("host_interval", self.host_interval), ("max_age", self.max_age),
+        ) if value is not None}
+        allowed = tuple(part.strip() for part in os.environ.get(ALLOW_VARIABLE, "").split(",") if part.strip())
+        return FetchSettings(allow=(*allowed, *self.allow), refresh=self.refresh, connect_to=dict(self.connect_to), **given)
+
+
+def wanted(tasks: Iterable[Task]) -> list[Wanted]:
+    """What to fetch for ``tasks``: every URL their files cite, with whether a quote needs its text."""
+    from pytest_citations.contexts import FileContext
+    from pytest_citations.online.fetch import Wanted
+
+    quotes: dict[str, bool] = {}
+    for task in tasks:
+        for kind in task.kinds:
+            if not hasattr(kind, "web_citations"):
+                continue
+            ctx = FileContext(task.engine, task.rel, kind)
+            try:
+                for unit in kind.units(ctx):
+                    if isinstance(unit, Reported):
+                        continue
+                    for cited in kind.web_citations(unit, ctx):
+                        quotes[cited.url] = quotes.get(cited.url, False) or cited.quote is not None
+            except Exception:  # what cannot be read is the check's to report (C00x, C006)
+                continue
+    return [Wanted(url, text) for url, text in quotes.items()]
+
+
+def fetch(engine: Engine, tasks: list[Task], request: OnlineRequest, cache_folder: Path | None,
+          stream: TextIO | None = None) -> OnlineSummary:
+    """Fetch what ``tasks`` cite and give the answers to ``engine`` (and its nested engines, now
+    and when they are made), with a progress line on a terminal."""
+    from pytest_citations.online.fetch import fetch_all
+    from pytest_citations.online.page_text import read_page
+
+    settings = request.settings()
+    asked = wanted(tasks)
+    progress = OnlineProgress(len(asked), stream)
+    try:
+        answers = fetch_all(asked, settings, read_page, cache_folder, progress.answered)
+    finally:
+        progress.close()
+    for each in (engine, *engine.nested_engines, *{task.engine for task in tasks}):
+        each.web = answers
+    return OnlineSummary(answers)
+
+
+class OnlineProgress:
+    """``citations: online: 120 of 10000 URLs, 48 hosts, 3 failed`` on a terminal, at most four
+    times a second once the fetch has taken a second; nothing elsewhere."""
+
+    def __init__(self, total: int, stream: TextIO | None = None) -> None:
+        self.stream = stream if stream is not None else sys.stderr
+        self.enabled = self.stream.isatty()
+        self.total = total
+        self.done = self.failed = 0
+        self.hosts: set[str] = set()
+        self.started = time.monotonic()
+        self.shown_at = 0.0
+
+    def answered(self, answer: Answer) -> None:
+        self.done += 1
+        self.hosts.add(_host(answer.url))
+        if verdict(answer).state is not State.LIVE:
+            self.failed += 1
+        now = time.monotonic()
+        if self.enabled and now - self.started >= 1.0 and now - self.shown_at >= 0.25:
+            self.shown_at = now
+            self.stream.write(f"\r\x1b[Kcitations: online: {self.done} of {self.total} URLs, "
+                              f"{len(self.hosts)} hosts, {self.failed} failed")
+            self.stream.flush()
+
+    def close(self) -> None:
+        if self.enabled and self.shown_at:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+
+
+class OnlineSummary:
+    """What the fetch did, per host: for the lines the run prints at its end."""
+
+    def __init__(self, answers: Mapping[str, Answer]) -> None:
+        self.urls = len(answers)
+        self.requests = sum(answer.requests for answer in answers.values())
+        self.cached = sum(answer.from_cache for answer in answers.values())
+        self.by_host: dict[str, Counter[str]] = {}
+        for answer in answers.values():
+            counts = self.by_host.setdefault(_host(answer.url), Counter())
+            counts["urls"] += 1
+            counts["requests"] += answer.requests
+            counts[verdict(answer).state.value] += 1
+
+    def lines(self) -> list[str]:
+        """``online: 10000 URLs on 50 hosts, 9950 requests, 50 from the cache`` and a line per host
+        with URLs that are not live, the worst first, at most :data:`SUMMARY_HOSTS`."""
+        from pytest_citations.frontends.reporters.ci_log import defuse_text
+
+        lines = [f"online: {self.urls} URL{'s' if self.urls != 1 else ''} on {len(self.by_host)} "
+                 f"host{'s' if len(self.by_host) != 1 else ''}, {self.requests} request{'s' if self.requests != 1 else ''}, "
+                 f"{self.cached} from the cache"]
+        troubled = sorted(((host, counts) for host, counts in self.by_host.items() if counts["live"] < counts["urls"]),
+                          key=lambda item: (item[1]["live"] - item[1]["urls"], item[0]))
+        for host, counts in troubled[:SUMMARY_HOSTS]:
+            states = ", ".join(f"{counts[state.value]} {state.value}" for state in State if counts[state.value])
+            lines.append(defuse_text(f"online:   {host}: {counts['urls']} URLs ({states}), {counts['requests']} requests"))
+        if len(troubled) > SUMMARY_HOSTS:
+            lines.append(f"online:   and {len(troubled) - SUMMARY_HOSTS} more hosts with URLs that are not live")
+        return lines
+
+
+def _host(url: str) -> str:
+    try:
+        return urlsplit(url).netloc.rpartition("@")[2].lower() or "(no host)"
+    except ValueError:
+        return "(no host)"
