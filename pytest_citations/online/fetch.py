@@ -264,6 +264,7 @@ class _Run:
         self._gates: dict[str, _SiteGate] = {}
         self._robots: dict[str, asyncio.Task[robots.Rules | _Failure]] = {}
         self._no_such_host: dict[str, _Failure] = {}  # host name -> its answer, once a lookup said so
+        self._total = asyncio.Semaphore(max(1, settings.total_concurrency))
         self._loop_task: asyncio.Task[dict[str, Answer]] | None = None
         self.session: aiohttp.ClientSession
         self.pool: ThreadPoolExecutor
@@ -488,10 +489,11 @@ class _Run:
 
     async def _request(self, url: URL, headers: dict[str, str], limit: int, wants_text: bool | None,
                        last: bool) -> _Reply | _Failure:
-        """One request through the site's gate and the run's limits, within the timeout; the
+        """One request through the site's gate and the run's limit, within the timeout; the
         body read (and given to the page hook unless ``wants_text`` is None) when the response
-        ends the chain."""
-        async with self._gate(url):
+        ends the chain. The run's limit is held until the page hook is done with the body, so
+        that at most ``total_concurrency`` bodies are held at once."""
+        async with self._gate(url), self._total:
             try:
                 reply = await asyncio.wait_for(self._exchange(url, headers, limit, last), self.settings.timeout)
             except asyncio.TimeoutError:
@@ -505,7 +507,7 @@ class _Run:
     async def _exchange(self, url: URL, headers: dict[str, str], limit: int, last: bool) -> _Reply:
         async with self.session.get(url, headers=headers, allow_redirects=False) as response:
             reply = _reply_of(response.status, response.headers)
-            if _ends_chain(reply, last, self.settings.max_retry_after):
+            if _ends_chain(reply, last):
                 reply.body, reply.truncated = await _read_capped(response.content, limit)
                 if reply.truncated:
                     response.close()  # (the rest is never read)
@@ -600,14 +602,11 @@ def _retried(failure: _Failure) -> bool:
     return failure.outcome in ("connect", "timeout") or (failure.outcome == "dns" and not failure.definitive)
 
 
-def _ends_chain(reply: _Reply, last: bool, max_retry_after: float) -> bool:
-    """Whether a response is the last of its chain (so its body is read): not a redirect
-    followed, not an answer retried."""
-    if reply.status in REDIRECTS and reply.location is not None:
+def _ends_chain(reply: _Reply, last: bool) -> bool:
+    """Whether a response's body is read: it is the last of its chain (not a redirect followed,
+    not an answer retried) and not a 429 or 503 (whose answer is "retry-after", body or not)."""
+    if reply.status in REDIRECTS and reply.location is not None or reply.status in WAIT_STATUSES:
         return False
-    if reply.status in WAIT_STATUSES:
-        delay = retry_after_seconds(reply.retry_after, time.time())
-        return last and not (delay is not None and delay > max_retry_after)
     return reply.status < 500 or last
 
 
