@@ -56,6 +56,16 @@ def serve() -> Iterator[Callable[..., RawServer]]:
 
 
 @pytest.fixture
+def free_port() -> int:
+    """A port on 127.0.0.1 where nothing listens."""
+    probe = socket.socket()
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()
+    return port
+
+
+@pytest.fixture
 def fetch(tmp_path) -> Fetcher:
     """``fetch(*urls, **settings)``: fetch_all with :data:`TEST_SETTINGS` changed by ``settings``
     (each URL wants its text); ``cache=True`` uses a cache folder of this test's."""

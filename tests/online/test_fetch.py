@@ -504,18 +504,6 @@ def test_requests_to_one_site_start_host_interval_apart(serve, fetch):
 
 
 @pytest.fixture
-def free_port() -> int:
-    """A port on 127.0.0.1 where nothing listens."""
-    import socket
-
-    probe = socket.socket()
-    probe.bind(("127.0.0.1", 0))
-    port = probe.getsockname()[1]
-    probe.close()
-    return port
-
-
-@pytest.fixture
 def self_signed(tmp_path) -> ssl.SSLContext:
     """A server-side TLS context with a certificate no one vouches for."""
     key, certificate = tmp_path / "key.pem", tmp_path / "certificate.pem"

@@ -125,14 +125,3 @@ def test_rules_and_the_product_token():
     assert rules.allows("http://a.example/y", "pytest-citations/0.1.0")
     assert Rules(None).allows("http://a.example/x", "pytest-citations/0.1.0")
     assert Rules.from_body(b"\xef\xbb\xbfUser-agent: *\nDisallow: /\n\xff").allows("http://a.example/", "x") is False
-
-
-@pytest.fixture
-def free_port() -> int:
-    import socket
-
-    probe = socket.socket()
-    probe.bind(("127.0.0.1", 0))
-    port = probe.getsockname()[1]
-    probe.close()
-    return port
