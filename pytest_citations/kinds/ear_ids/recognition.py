@@ -20,10 +20,15 @@ _RAG_KEYS = ('"citations"', '"section_id"')
 _MANIFEST_START = re.compile(r"\A\ufeff?\s*\{")
 _DATASETS_ARRAY = re.compile(r'"datasets"\s*:\s*\[')
 MANIFEST_ENTRY_FIELDS = ("id", "file", "num_items")
-# What makes a manifest of that shape an EAR one: it names EAR, as a word ("EAR sections") or as the
-# start of a name (ear_compliance.v1, ear-qa): a generic evaluation manifest with the same three
-# fields names no regulation.
-_EAR_NAMED = re.compile(r"\bEAR\b|(?<![A-Za-z0-9])ear[_-]", re.IGNORECASE)
+# The EAR named in words: the upper-case word EAR ("EAR sections", an id's "EAR-736.2"), but not
+# the start of a hyphenated word ("EAR-related"), or the regulation's name. The lower-case word is
+# anyone's ("ear training", "inner ear").
+NAMES_THE_EAR = re.compile(
+    r"(?<![A-Za-z0-9_-])EAR(?![A-Za-z0-9_]|-[A-Za-z])|(?i:Export\s+Administration\s+Regulations)"
+)
+# A dataset named for the EAR: its id or its file's name starts with ear_ or ear- (ear_compliance.v1,
+# eval/ear-qa.jsonl).
+_EAR_DATASET_NAME = re.compile(r"ear[_-]", re.IGNORECASE)
 _KG_MARK = re.compile(r"/resource/ear/section/")
 
 
@@ -58,13 +63,20 @@ def cites_ear_sections(head: str) -> bool:
 def is_dataset_manifest(head: str) -> bool:
     """Whether the head is a dataset manifest in our shape: a JSON object whose ``datasets`` array
     holds an entry with ``id``, ``file`` and ``num_items``, among the entries the head holds whole,
-    and that names EAR. Other tools' manifests list datasets by ``name`` and ``path`` (with a
-    ``num_items`` too), or in our shape for a benchmark that has nothing to do with the EAR."""
+    and that names the EAR (:data:`NAMES_THE_EAR`, or a dataset named for it). Other tools'
+    manifests list datasets by ``name`` and ``path`` (with a ``num_items`` too), or in our shape
+    for a benchmark that has nothing to do with the EAR (an "ear training" task, an "ear-net"
+    model)."""
     if _MANIFEST_START.match(head) is None or (found := _DATASETS_ARRAY.search(head)) is None:
         return False
-    if _EAR_NAMED.search(head) is None:
+    entries = [entry for entry in _whole_elements(head, found.end() - 1) if isinstance(entry, dict)]
+    if not any(all(key in entry for key in MANIFEST_ENTRY_FIELDS) for entry in entries):
         return False
-    return any(
-        isinstance(entry, dict) and all(key in entry for key in MANIFEST_ENTRY_FIELDS)
-        for entry in _whole_elements(head, found.end() - 1)
-    )
+    return NAMES_THE_EAR.search(head) is not None or any(map(_named_for_the_ear, entries))
+
+
+def _named_for_the_ear(entry: dict) -> bool:
+    """Whether a manifest entry's ``id``, or the name of its ``file``, starts with ear_ or ear-."""
+    file = entry.get("file")
+    names = (entry.get("id"), PurePosixPath(file).name if isinstance(file, str) else None)
+    return any(isinstance(name, str) and _EAR_DATASET_NAME.match(name) is not None for name in names)

@@ -364,12 +364,32 @@ def test_manifest_shapes(tmp_path, text, message):
     # a benchmark's manifest in our very shape that names no regulation (id, file, num_items)
     '{"datasets": [{"id": "squad-dev", "file": "s3://bucket/squad/dev.jsonl", "num_items": 10570},'
     ' {"id": "year_2020", "file": "data/clear-cases.jsonl", "num_items": 3}]}',
+    # the word "ear" in free text, or a name starting ear- that is no dataset's, names no regulation
+    '{"datasets": [{"id": "speech.v1", "file": "eval/dev.jsonl", "num_items": 2, "task": "ear training (music)"}]}',
+    '{"datasets": [{"id": "asr.v1", "file": "eval/dev.jsonl", "num_items": 2, "model": "ear-net"}]}',
+    '{"datasets": [{"id": "audiology.v1", "file": "eval/dev.jsonl", "num_items": 2,'
+    ' "description": "EAR-related hearing aids (inner ear anatomy)"}]}',
 ])
 def test_other_manifests_are_not_claimed(tmp_path, text):
     repo = _repo(tmp_path, {"eval/manifest.json": text, "eval/dev.jsonl": '{"question": "q", "answer": "a"}\n'})
     report = Engine.load(repo).check([repo])
     assert (report.files, report.diagnostics) == ([], [])
 
+
+
+@pytest.mark.parametrize(("entry", "more"), [
+    ('{"id": "ear_compliance.v1", "file": "eval/d.jsonl"', ""),  # a dataset id starting ear_
+    ('{"id": "compliance.v1", "file": "eval/EAR-qa.jsonl"', ""),  # a dataset file starting ear-
+    ('{"id": "compliance.v1", "file": "eval/d.jsonl", "description": "Questions on EAR sections"', ""),
+    ('{"id": "compliance.v1", "file": "eval/d.jsonl"', ', "regulation": "Export Administration Regulations"'),
+])
+def test_a_manifest_that_names_the_ear_is_claimed(tmp_path, entry, more):
+    """The upper-case word EAR, the regulation's name, or a dataset whose id or file name starts
+    with ear_ or ear-: the manifest is an EAR one and its counts are checked."""
+    file = entry.split('"file": "')[1].split('"')[0]
+    manifest = f'{{"datasets": [{entry}, "num_items": 2}}]{more}}}'
+    repo = _repo(tmp_path, {"eval/manifest.json": manifest, file: '{"id": "q1", "ear_sections": ["EAR-736.2"]}\n'})
+    assert [(d.path, d.code) for d in Engine.load(repo).check([repo]).diagnostics] == [("eval/manifest.json", "E511")]
 
 def test_files_are_claimed_by_their_content(tmp_path):
     repo = _repo(tmp_path, {
