@@ -183,6 +183,24 @@ def test_rag_output_citations_and_wrong_shapes(tmp_path):
     ]
 
 
+
+def test_a_rag_citation_of_another_cfr_title_is_neither_judged_nor_rewritten(tmp_path):
+    """In a file of EAR RAG outputs, a citation whose title or source names another CFR title (or
+    another part of title 15) is that regulation's section: no E502, and --fix leaves it."""
+    text = (
+        '{"question": "q1", "citations": [{"section_id": "EAR-736.2"}]}\n'
+        '{"question": "q2", "citations": [{"section_id": "741.3", "title": "12 CFR 741.3 Criteria"}, '
+        '{"section_id": "§ 745.1", "source": "12 CFR"}, {"section_id": "§ 30.2", "source": "15 CFR Part 30"}, '
+        '{"section_id": "§ 740.1"}]}\n'
+    )
+    repo = _repo(tmp_path, {"runs/rag.jsonl": text})
+    engine = Engine.load(repo)
+    assert [(d.line, d.code, d.message) for d in engine.check([repo]).diagnostics] == [
+        (2, "E502", "citations[3].section_id '§ 740.1' is not a canonical EAR id; expected 'EAR-740.1'"),
+    ]
+    assert fix_file(engine, "runs/rag.jsonl", engine.kinds_for("runs/rag.jsonl")).applied == 1
+    assert (repo / "runs/rag.jsonl").read_text(encoding="utf-8") == text.replace('"§ 740.1"', '"EAR-740.1"')
+
 def test_resolution_is_run_wide_and_reports_ambiguity(tmp_path):
     corpus = '{"schema_version": "retrieval-corpus.v1", "doc_id": "EAR-736.2", "section_id": "EAR-736.2"}\n'
     repo = _repo(
