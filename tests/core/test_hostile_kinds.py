@@ -302,13 +302,23 @@ def test_the_brief_reader_never_raises(value):
         assert isinstance(read_brief("briefs/b.md", text, {}), Brief)
 
 
+EXCHANGE_START = b'{"request": {"messages": '  # what makes a file named as an exchange one
+
+
 @settings(PROPERTY, max_examples=60)  # an Engine per example: 60 keep it well under a second
-@given(st.binary(max_size=2000), st.sampled_from([EXCHANGE, "x.exchanges.jsonl", SYNTHESIS, RUN_CITATIONS]))
-def test_any_bytes_as_a_synthesis_or_an_exchange_is_never_c006(tmp_path, data, rel):
+@given(st.binary(max_size=2000), st.sampled_from([EXCHANGE, "x.exchanges.jsonl", SYNTHESIS, RUN_CITATIONS]),
+       st.booleans())
+def test_any_bytes_as_a_synthesis_or_an_exchange_is_never_c006(tmp_path, data, rel, as_exchange):
+    """Any bytes, and for an exchange file any bytes after the start of an exchange (which claims
+    the file, so that the reader reads what follows)."""
     root = tmp_path / "fuzz"
     shutil.rmtree(root, ignore_errors=True)
+    exchange = rel in (EXCHANGE, "x.exchanges.jsonl")
+    if exchange and as_exchange:
+        data = EXCHANGE_START + data
     scratch(root, {rel: data, SYNTHESIS: SYNTHESIS_TEXT} if rel == RUN_CITATIONS else {rel: data})
     paths = [root / rel, root / SYNTHESIS] if rel == RUN_CITATIONS else [root / rel]  # a synthesis reads its run's records
     report = Engine.load(root).check(paths)
-    assert rel in report.files or rel == RUN_CITATIONS  # (a citations file is claimed by what it holds)
+    # (a citations file, and an exchange file, are claimed by what they hold)
+    assert rel in report.files or rel == RUN_CITATIONS or (exchange and not as_exchange)
     assert [d for d in report.diagnostics if d.code == "C006"] == []

@@ -201,12 +201,38 @@ def test_a_rag_output_citing_ear_sections_is_claimed_by_content(tmp_path):
 
 @pytest.mark.parametrize(
     "section_id",
-    ["EAR-736.2(b)", "EAR 740.9", "15 CFR 736.2", "15CFR § 744.6(b)(3)", "§ 740.1", "736.2(b)", "ear-774.1"],
+    ["EAR-736.2(b)", "EAR 740.9", "15 CFR 736.2", "15CFR § 744.6(b)(3)", "ear-774.1"],
 )
 def test_each_spelling_of_an_ear_section_claims_a_rag_output(tmp_path, section_id):
+    """An id that says it is the EAR's: its EAR prefix, or 15 CFR and a part of the EAR's."""
     record = {"answer": "y", "citations": [{"rank": 1, "section_id": section_id, "score": 0.9}]}
     root = _repo(tmp_path, {"outputs/answers.jsonl": json.dumps(record, ensure_ascii=False) + "\n"})
     assert _claimed(root) == ["outputs/answers.jsonl"]
+
+
+@pytest.mark.parametrize(
+    ("record", "claimed"),
+    [
+        ({"answer": "y", "citations": [{"section_id": "§ 740.1"}]}, False),  # 12 CFR 740.1 is an NCUA rule
+        ({"answer": "y", "citations": [{"section_id": "736.2(b)"}]}, False),
+        ({"answer": "Under the EAR, yes.", "citations": [{"section_id": "§ 740.1"}]}, True),
+        ({"answer": "y", "citations": [{"section_id": "736.2(b)", "source": "EAR"}]}, True),
+        ({"answer": "y", "citations": [{"section_id": "736.2(b)", "title": "15 CFR 736.2 General prohibitions"}]}, True),
+        ({"answer": "y", "citations": [{"section_id": "740.1", "doc": "Export Administration Regulations"}]}, True),
+        ({"answer": "y", "citations": [{"section_id": "736.2"}], "retrieved": ["EAR-736.2"]}, True),
+        ({"answer": "y", "citations": [{"section_id": "741.3", "title": "12 CFR 741.3 Criteria"}]}, False),
+        ({"answer": "y", "citations": [{"section_id": "§ 745.1", "source": "12 CFR"}]}, False),
+        ({"answer": "Unlike the EAR", "citations": [{"section_id": "741.3", "title": "12 C.F.R. § 741.3"}]}, False),
+    ],
+    ids=["section-sign", "bare", "answer-names-ear", "source-ear", "title-15-cfr", "regulation-name",
+         "record-holds-ear-id", "title-12-cfr", "source-12-cfr", "another-title-wins"],
+)
+def test_a_bare_section_number_is_the_ears_only_with_evidence(tmp_path, record, claimed):
+    """A section number without a title (``§ 740.1``, ``736.2(b)``) may be of any CFR title whose
+    parts run through 730-774 (12 CFR's credit-union rules, 40 CFR 745 on lead paint): it is an EAR
+    section when the record names the EAR, and never when its citation names another title."""
+    root = _repo(tmp_path, {"outputs/answers.jsonl": json.dumps(record, ensure_ascii=False) + "\n"})
+    assert _claimed(root) == (["outputs/answers.jsonl"] if claimed else [])
 
 
 @pytest.mark.parametrize(

@@ -1,9 +1,13 @@
 """claude-exchanges: structured citations returned by the Claude Messages API
 (brief-citation-contract.md §2), checked against the request that produced them.
 
-A file is claimed by path: ``**/*.exchange.json`` holds one exchange, ``**/*.exchanges.jsonl`` one
-exchange per line (set ``include`` under ``[tool.citations.kinds.claude-exchanges]`` to change it).
-An exchange is ``{"request": <Messages API request body>, "response": <Messages API response body>}``.
+A file is claimed by its path and what it holds: ``**/*.exchange.json`` holds one exchange,
+``**/*.exchanges.jsonl`` one exchange per line, and such a file is an exchange file when its first
+64 KiB are empty or hold a ``request`` or ``response`` key and a request's ``messages`` or a
+response's ``content`` blocks (a message broker's ``orders.exchange.json`` holds neither). A file
+that ``include`` under ``[tool.citations.kinds.claude-exchanges]`` names is claimed whatever it
+holds. An exchange is ``{"request": <Messages API request body>, "response": <Messages API response
+body>}``.
 
 The request's ``messages`` are walked in order (blocks inside a ``tool_result``'s ``content``
 included): every ``document`` block is the next ``document_index``, every ``search_result`` block
@@ -16,6 +20,7 @@ rest of the file is still read. Extra fields (``file_id``...) are tolerated.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard, cast
@@ -363,15 +368,29 @@ def read_exchange(text: str, base: int, line_col, context, line: int = 0) -> tup
     return reader.problems, reader.citations
 
 
+# What the head of an exchange file holds: a request or a response, and a request's messages or a
+# response's array of content blocks. Other files named *.exchange.json hold neither (a message
+# broker's exchange: name, type, durable) or not both (an HTTP recording: a request with a method,
+# a response whose content is an object).
+_EXCHANGE_KEY = re.compile(r'"(?:request|response)"\s*:')
+_MESSAGES_KEY = re.compile(r'"messages"\s*:|"content"\s*:\s*\[')
+
+
 class ClaudeExchanges:
     name = "claude-exchanges"
     description = "Claude Messages API request/response pairs whose response carries citations"
     include = ("**/*.exchange.json", "**/*.exchanges.jsonl")
     sniff_include = ()
+    by_content_only = include  # a file named so is an exchange file or is not one by what it holds
     options: dict = {}
 
     def sniff(self, head: str) -> bool:
-        return False
+        """Whether the head of a file named as an exchange file holds exchanges: it is empty (an
+        exchange file yet to be written, or one whose write failed), or it holds a ``request`` or
+        ``response`` key and ``messages`` or an array of ``content`` blocks."""
+        if not head.removeprefix("\ufeff").strip():
+            return True
+        return _EXCHANGE_KEY.search(head) is not None and _MESSAGES_KEY.search(head) is not None
 
     def web_citations(self, unit, ctx):
         """The URL a web search citation cites, for the online rules (:mod:`.web`)."""

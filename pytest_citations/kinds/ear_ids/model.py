@@ -5,8 +5,8 @@ One kind, ``ear-ids``, reads four shapes of file and yields one unit type for ea
 - JSON Lines: each line that holds a JSON object is a :class:`CorpusRecord` when its
   ``schema_version`` is ``retrieval-corpus.v1`` and a :class:`DatasetRecord` otherwise (an eval
   item, or a RAG output). A JSON Lines file is claimed by content when its first 64 KiB hold a
-  corpus record, an ``ear_sections`` key, or a RAG output whose ``citations[].section_id`` is
-  written as an EAR section id.
+  corpus record, an ``ear_sections`` key, or a RAG output whose ``citations[].section_id`` is an
+  EAR section's by what it says (:mod:`~pytest_citations.kinds.ear_ids.regulation`).
 - ``manifest.json``: a dataset manifest, one :class:`Manifest` unit, claimed when its datasets
   list an entry with ``id``, ``file`` and ``num_items``.
 - ``*.ttl``, ``*.nt`` (Turtle, N-Triples) and ``*.jsonld`` (JSON-LD): every IRI under the section
@@ -14,8 +14,9 @@ One kind, ``ear-ids``, reads four shapes of file and yields one unit type for ea
   :func:`~pytest_citations.kinds.ear_ids.kg.scan_turtle`).
 
 Only the fields the spec names are read as section ids: ``ear_sections[]``,
-``expected.citations[]`` and RAG outputs' ``citations[].section_id`` (plus the ``extra-paths``
-option), and in corpus records ``doc_id``, ``section_id`` and ``parent_id``. Everything else
+``expected.citations[]`` and RAG outputs' ``citations[].section_id`` (not in a citation that names
+another regulation), plus the ``extra-paths`` option, and in corpus records ``doc_id``,
+``section_id`` and ``parent_id``. Everything else
 (``evidence.doc_spans[].doc_id`` holds part-level ids such as ``EAR-736``) is left alone.
 
 Resolution (a cited id names exactly one corpus record) and the anchor sequences (a container's
@@ -23,6 +24,7 @@ paragraphs may span corpus shards) need every corpus record of the repository: :
 and :func:`anchor_index` read them once per run (run-wide indexes, see `dependencies`).
 
 Each part has its module: ``recognition.py`` (which files the kind claims, and their shape),
+``regulation.py`` (whether a RAG citation cites the EAR or another regulation),
 ``records.py``, ``manifest.py`` and ``kg.py`` (the reader and the units of each shape),
 ``json_text.py`` (where values sit in JSON text), ``corpus.py`` (the run-wide indexes); this one
 holds the kind.

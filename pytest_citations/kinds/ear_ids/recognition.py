@@ -9,6 +9,7 @@ from pathlib import PurePosixPath
 
 from pytest_citations.kinds.ear_ids.ids import looks_like_ear_id
 from pytest_citations.kinds.ear_ids.json_text import _whole_elements
+from pytest_citations.kinds.ear_ids.regulation import EAR, NAMES_THE_EAR, citation_regulation, names_the_ear
 
 KG_SUFFIXES = {".ttl": "turtle", ".nt": "turtle", ".jsonld": "jsonld"}
 # What the head of each of the kind's files holds (the kind claims a file by its content only):
@@ -20,10 +21,9 @@ _RAG_KEYS = ('"citations"', '"section_id"')
 _MANIFEST_START = re.compile(r"\A\ufeff?\s*\{")
 _DATASETS_ARRAY = re.compile(r'"datasets"\s*:\s*\[')
 MANIFEST_ENTRY_FIELDS = ("id", "file", "num_items")
-# What makes a manifest of that shape an EAR one: it names EAR, as a word ("EAR sections") or as the
-# start of a name (ear_compliance.v1, ear-qa): a generic evaluation manifest with the same three
-# fields names no regulation.
-_EAR_NAMED = re.compile(r"\bEAR\b|(?<![A-Za-z0-9])ear[_-]", re.IGNORECASE)
+# A dataset named for the EAR: its id or its file's name starts with ear_ or ear- (ear_compliance.v1,
+# eval/ear-qa.jsonl).
+_EAR_DATASET_NAME = re.compile(r"ear[_-]", re.IGNORECASE)
 _KG_MARK = re.compile(r"/resource/ear/section/")
 
 
@@ -36,10 +36,13 @@ def file_format(rel: str) -> str:
 
 def cites_ear_sections(head: str) -> bool:
     """Whether a record of the head (one JSON Lines line) is a RAG output whose ``citations[]``
-    hold a ``section_id`` written as an EAR section id (see :func:`looks_like_ear_id`). Only that
-    field, as the spec names it: other tools have ``section_id``s of their own (``sec-3``), and
-    eCFR snapshots a top-level one (``§ 736.2``) that is an input of the corpus build, not a
-    citation. A line is decoded only when it holds both keys, so the head is read once."""
+    hold an EAR section's ``section_id``: one that says it is the EAR's (``EAR-736.2``,
+    ``15 CFR 736.2``, or a section number whose citation names the EAR), or a section number of
+    one of the EAR's parts (see :func:`looks_like_ear_id`) in a record that names the EAR, whose
+    citation names no other regulation (:mod:`.regulation`). Only that field, as the spec names
+    it: other tools have ``section_id``s of their own (``sec-3``), and eCFR snapshots a top-level
+    one (``§ 736.2``) that is an input of the corpus build, not a citation. A line is decoded only
+    when it holds both keys, so the head is read once."""
     for line in head.removeprefix("\ufeff").split("\n"):
         if not all(key in line for key in _RAG_KEYS):
             continue
@@ -48,23 +51,43 @@ def cites_ear_sections(head: str) -> bool:
         except (ValueError, RecursionError):  # a line the head cuts off, or one nested too deep
             continue
         citations = record.get("citations") if isinstance(record, dict) else None
-        if isinstance(citations, list) and any(
-            isinstance(citation, dict) and looks_like_ear_id(citation.get("section_id")) for citation in citations
-        ):
+        if isinstance(citations, list) and _cites_an_ear_section(citations, line):
             return True
     return False
+
+
+def _cites_an_ear_section(citations: list, record_text: str) -> bool:
+    """Whether one of a record's ``citations`` is of an EAR section (see :func:`cites_ear_sections`);
+    ``record_text`` (the record's line) is read once, and only for a section number that does not
+    say."""
+    unsaid = False  # a section number of the EAR's parts whose citation does not say whose it is
+    for citation in citations:
+        if not isinstance(citation, dict):
+            continue
+        regulation = citation_regulation(citation)
+        if regulation == EAR:
+            return True
+        unsaid = unsaid or (regulation is None and looks_like_ear_id(citation.get("section_id")))
+    return unsaid and names_the_ear(record_text)
 
 
 def is_dataset_manifest(head: str) -> bool:
     """Whether the head is a dataset manifest in our shape: a JSON object whose ``datasets`` array
     holds an entry with ``id``, ``file`` and ``num_items``, among the entries the head holds whole,
-    and that names EAR. Other tools' manifests list datasets by ``name`` and ``path`` (with a
-    ``num_items`` too), or in our shape for a benchmark that has nothing to do with the EAR."""
+    and that names the EAR (:data:`NAMES_THE_EAR`, or a dataset named for it). Other tools'
+    manifests list datasets by ``name`` and ``path`` (with a ``num_items`` too), or in our shape
+    for a benchmark that has nothing to do with the EAR (an "ear training" task, an "ear-net"
+    model)."""
     if _MANIFEST_START.match(head) is None or (found := _DATASETS_ARRAY.search(head)) is None:
         return False
-    if _EAR_NAMED.search(head) is None:
+    entries = [entry for entry in _whole_elements(head, found.end() - 1) if isinstance(entry, dict)]
+    if not any(all(key in entry for key in MANIFEST_ENTRY_FIELDS) for entry in entries):
         return False
-    return any(
-        isinstance(entry, dict) and all(key in entry for key in MANIFEST_ENTRY_FIELDS)
-        for entry in _whole_elements(head, found.end() - 1)
-    )
+    return NAMES_THE_EAR.search(head) is not None or any(map(_named_for_the_ear, entries))
+
+
+def _named_for_the_ear(entry: dict) -> bool:
+    """Whether a manifest entry's ``id``, or the name of its ``file``, starts with ear_ or ear-."""
+    file = entry.get("file")
+    names = (entry.get("id"), PurePosixPath(file).name if isinstance(file, str) else None)
+    return any(isinstance(name, str) and _EAR_DATASET_NAME.match(name) is not None for name in names)

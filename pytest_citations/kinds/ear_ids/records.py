@@ -24,10 +24,12 @@ from pytest_citations.kinds.ear_ids.json_text import (
     member_spans,
     parse_path,
 )
+from pytest_citations.kinds.ear_ids.regulation import OTHER, citation_regulation
 from pytest_citations.rules import Finding
 
 CORPUS_SCHEMA = "retrieval-corpus.v1"
-SECTION_PATHS = ("ear_sections[]", "expected.citations[]", "citations[].section_id")
+RAG_PATH = "citations[].section_id"
+SECTION_PATHS = ("ear_sections[]", "expected.citations[]", RAG_PATH)
 CORPUS_FIELDS = {"doc_id": "doc", "section_id": "section", "parent_id": "doc"}
 
 
@@ -113,11 +115,34 @@ def read_records(ctx) -> Iterator[Any]:
             yield CorpusRecord(line.number, line.offset, text, data, refs)
             continue
         refs = []
-        for _, steps in paths:
+        other_regulations = _citations_of_other_regulations(data)
+        for path, steps in paths:
             for found in find_paths(text, 0, steps):
+                if path == RAG_PATH and _index_of_citation(found.where) in other_regulations:
+                    continue
                 ref = _ref(line, found.where or "", found.value, "section", found.start, found.end)
                 refs.append(IdRef(**{**ref.__dict__, "not_array": found.not_array}))
         yield DatasetRecord(line.number, line.offset, text, data, refs)
+
+
+def _citations_of_other_regulations(data: dict[str, Any]) -> set[int]:
+    """The indexes of a record's ``citations`` that say they cite another regulation than the EAR
+    (``"title": "12 CFR 741.3 Criteria"``): their ``section_id`` is that regulation's, not judged
+    as an EAR id (:mod:`.regulation`). A record's other citations are judged: its file is claimed,
+    which is evidence enough that they are the EAR's."""
+    citations = data.get("citations")
+    if not isinstance(citations, list):
+        return set()
+    return {
+        index for index, citation in enumerate(citations)
+        if isinstance(citation, dict) and citation_regulation(citation) == OTHER
+    }
+
+
+def _index_of_citation(where: Where | None) -> int | None:
+    """The index in ``citations`` of the citation whose ``section_id`` is at ``where``."""
+    step = where.parent.step if where is not None and where.parent is not None else None
+    return step if isinstance(step, int) else None
 
 
 def _ref(line: sources.Line, where: str | Where, value: Any, expect: str, start: int, end: int) -> IdRef:

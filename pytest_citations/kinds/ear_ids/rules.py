@@ -35,7 +35,9 @@ def ear_id_not_canonical(unit, ctx: RuleContext):
     spec's normalization: trim white space (no-break spaces too), strip `§`, drop a `15 CFR`
     prefix, write the `EAR-` prefix, remove inner spaces, lowercase the section body, drop
     trailing periods. So `§ 736.2(B)`, `15CFR736.2` and `EAR 736.2.` become `EAR-736.2(b)`,
-    `EAR-736.2` and `EAR-736.2`.
+    `EAR-736.2` and `EAR-736.2`. A RAG citation that names another regulation
+    (`{"section_id": "741.3", "title": "12 CFR 741.3 Criteria"}`) is not an EAR citation: its id is
+    left as it is.
 
     ## Why is this bad?
     Ids are compared as strings: an evaluation that expects `EAR 736.2(B)` never matches a

@@ -21,8 +21,9 @@ def phantom_citation(cited: Cited, ctx):
     ## What it does
     Reports a URL or cid cited in the synthesis of a research run that has no record in the
     run's `citations/citations.jsonl` (a phantom citation). A cid is cited bare when it is `cid_` +
-    64 hex digits, or as a `[@cid_...]` marker whatever follows `cid_` (`[@cid_alpha]` cites the
-    record whose `cid` is `cid_alpha`). A URL matches a record when its normalized form equals the
+    64 hex digits, or as an `@cid_...` key of a bracketed citation group whatever follows `cid_`
+    (`[@cid_alpha]` cites the record whose `cid` is `cid_alpha`; `[see @cid_a, p. 3; @cid_b]` cites
+    both, as in Pandoc's citation syntax). A URL matches a record when its normalized form equals the
     record's `normalized_url`, or the normalized `url` or `url_original`; a cid matches the
     record's `cid`. References in code and HTML comments are not citations.
 

@@ -4,9 +4,10 @@ A research run is a folder holding ``citations/citations.jsonl``. Its synthesis 
 ``synthesis`` kind claims (by default ``synthesis.md``, ``synthesis/*.md`` and ``summaries/*.md``)
 in the run folder itself or one folder below it (:func:`run_folder`). In the synthesis's prose
 (code, HTML comments and images are skipped) every ``http(s)`` URL, every ``cid_<64 hex>`` and
-every ``[@cid_...]`` marker is a cited reference. A marker names its cid as written, well formed or not: research-run tools cite a record
-as ``[@cid]`` whatever its cid is (placeholders such as ``cid_alpha`` included), so a marker is what
-the synthesis says it cites; a bare ``cid_...`` that is not 64 hex digits is only a word. A URL is
+every ``@cid_...`` key of a bracketed citation group (Pandoc's syntax: ``[@cid_a]``,
+``[see @cid_a, p. 3; @cid_b]``) is a cited reference. A key names its cid as written, well formed or
+not: research-run tools cite a record as ``[@cid]`` whatever its cid is (placeholders such as
+``cid_alpha`` included), so a key is what the synthesis says it cites; a bare ``cid_...`` that is not 64 hex digits is only a word. A URL is
 matched to a record when its normalized form (under the url-citations kind's ``url-profile``)
 equals the record's ``normalized_url`` or the normalized form of its ``url`` or ``url_original``; a
 cid is matched to the record's ``cid``. A reference that matches no record is a phantom citation
@@ -34,8 +35,14 @@ CITATIONS_FILE = "citations/citations.jsonl"
 DEFAULT_SYNTHESIS = ("synthesis.md", "synthesis/*.md", "summaries/*.md")
 _URL = re.compile(r"https?://[^\s<>\"`\[\]{}|\\^]+", re.I)
 _CID = re.compile(r"(?<![0-9A-Za-z_])cid_[0-9a-f]{64}(?![0-9A-Za-z_])")
-# ``[@cid_...]`` with one key of the characters such tools write, not the text of a Markdown link
-_CID_MARKER = re.compile(r"\[@(?P<cid>cid_[A-Za-z0-9_:-]+)\](?!\()")
+# A bracketed group on one line, not the text of a Markdown link: a citation group in Pandoc's
+# syntax (``[@a]``, ``[see @a, p. 3; -@b]``) when it holds an ``@`` key (found by
+# :data:`_CID_KEY`: a pattern asking for ``@cid_`` inside the brackets would read a long group once
+# per ``@cid_`` in it)
+_CITATION_GROUP = re.compile(r"\[(?P<group>[^\[\]\n]*)\](?!\()")
+# One ``@cid_...`` key of a group (``-@`` leaves the author out), of the characters such tools write;
+# the ``@`` starts the group or follows a space or ``;`` (``ops@cid_x.example`` is an address)
+_CID_KEY = re.compile(r"(?:(?<=[\s;])|^)-?@(?P<cid>cid_[A-Za-z0-9_:-]*[A-Za-z0-9_])")
 # The source of an image (Markdown or HTML): shown, not cited.
 _IMAGE_SOURCE = re.compile(r"!\[[^\]\n]*\]\(\s*<?(?P<md>[^\s)>]+)|<img\b[^<>]*?\ssrc\s*=\s*[\"']?(?P<html>[^\s\"'<>]+)", re.I)
 _TRAILING = ".,;:!?*_'\""
@@ -146,11 +153,16 @@ def cited_cids(text: str) -> list[CitedRef]:
 
 
 def _cid_references(number: int, line: str) -> list[CitedRef]:
-    """The cids line ``number`` cites: in ``[@cid_...]`` markers, and bare when well formed (a
-    well-formed cid inside a marker is that marker's, counted once)."""
+    """The cids line ``number`` cites: every ``@cid_...`` key of a bracketed citation group
+    (``[@cid_a]``, ``[see @cid_a, p. 3; @cid_b]``), and bare when well formed (a well-formed cid
+    inside a group is that group's, counted once)."""
     refs = {}
-    for match in _CID_MARKER.finditer(line):
-        refs[match.start("cid")] = match.group("cid")
+    for group in _CITATION_GROUP.finditer(line):
+        if "@cid_" not in group.group("group"):
+            continue
+        start = group.start("group")
+        for key in _CID_KEY.finditer(group.group("group")):
+            refs[start + key.start("cid")] = key.group("cid")
     for match in _CID.finditer(line):
         refs.setdefault(match.start(), match.group())
     return [CitedRef(number, start + 1, cid, cid=cid) for start, cid in sorted(refs.items())]

@@ -111,10 +111,11 @@ def _check_text(tmp_path, name, text):
     ("text", "expected"),
     [
         ("", [(1, 1, "A601", "invalid JSON: expecting value")]),
-        ("[]", [(1, 1, "A601", "the exchange: expected an object with `request` and `response`, found an array")]),
-        ('{"request": {}, "request": {}}', [(1, 17, "A601", "invalid JSON: duplicate key 'request'")]),
+        ('[{"request": {"messages": []}}]',
+         [(1, 1, "A601", "the exchange: expected an object with `request` and `response`, found an array")]),
+        ('{"request": {"messages": []}, "request": {}}', [(1, 31, "A601", "invalid JSON: duplicate key 'request'")]),
         ('{"request": {"messages": [NaN]}}', [(1, 1, "A601", "invalid JSON: NaN is not valid JSON")]),
-        ("[" * 600 + "]" * 600, [(1, 1, "A601", "invalid JSON: nested too deeply")]),
+        ('{"request": {"messages": ' + "[" * 600 + "]" * 600 + "}}", [(1, 1, "A601", "invalid JSON: nested too deeply")]),
         ('{"request": {"messages": "hi"}, "response": {"content": null}}', [
             (1, 26, "A601", "request.messages: expected an array of messages, found a string"),
             (1, 57, "A601", "response.content: expected an array of content blocks, found null"),
@@ -147,6 +148,32 @@ def _check_text(tmp_path, name, text):
 def test_hostile_exchanges_are_diagnostics_not_crashes(tmp_path, text, expected):
     assert _check_text(tmp_path, "x.exchange.json", text) == expected
 
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"name": "orders", "vhost": "/", "type": "topic", "durable": true, "auto_delete": false}\n',  # RabbitMQ
+        '{"request": {"method": "GET", "url": "/a"}, "response": {"status": 200, "content": {"size": 2}}}\n',  # HTTP
+        "[]\n",
+        "not json\n",
+    ],
+    ids=["rabbitmq-exchange", "http-recording", "array", "not-json"],
+)
+def test_a_file_named_like_an_exchange_is_one_only_when_it_holds_one(tmp_path, text):
+    """An exchange file is claimed by what it holds (a request with messages, a response with
+    content blocks), not by its name alone: message brokers call their routing objects exchanges,
+    and HTTP recordings pair a request with a response too."""
+    (tmp_path / "pyproject.toml").write_text("[tool.citations]\n", encoding="utf-8")
+    (tmp_path / "config").mkdir()
+    for name in ("orders.exchange.json", "all.exchanges.jsonl"):
+        (tmp_path / "config" / name).write_text(text, encoding="utf-8")
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "answer.exchange.json").write_text(json.dumps(EXCHANGE), encoding="utf-8")
+    (tmp_path / "run" / "empty.exchanges.jsonl").write_text("", encoding="utf-8")
+    report = Engine.load(tmp_path).check([tmp_path])
+    assert sorted(report.files) == ["run/answer.exchange.json", "run/empty.exchanges.jsonl"]
+    assert report.diagnostics == []
 
 def test_a_huge_exchange_is_refused_by_size(tmp_path):
     (tmp_path / "pyproject.toml").write_text("[tool.citations]\nmax-file-size = 1024\n", encoding="utf-8")

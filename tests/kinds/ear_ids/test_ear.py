@@ -183,6 +183,24 @@ def test_rag_output_citations_and_wrong_shapes(tmp_path):
     ]
 
 
+
+def test_a_rag_citation_of_another_cfr_title_is_neither_judged_nor_rewritten(tmp_path):
+    """In a file of EAR RAG outputs, a citation whose title or source names another CFR title (or
+    another part of title 15) is that regulation's section: no E502, and --fix leaves it."""
+    text = (
+        '{"question": "q1", "citations": [{"section_id": "EAR-736.2"}]}\n'
+        '{"question": "q2", "citations": [{"section_id": "741.3", "title": "12 CFR 741.3 Criteria"}, '
+        '{"section_id": "§ 745.1", "source": "12 CFR"}, {"section_id": "§ 30.2", "source": "15 CFR Part 30"}, '
+        '{"section_id": "§ 740.1"}]}\n'
+    )
+    repo = _repo(tmp_path, {"runs/rag.jsonl": text})
+    engine = Engine.load(repo)
+    assert [(d.line, d.code, d.message) for d in engine.check([repo]).diagnostics] == [
+        (2, "E502", "citations[3].section_id '§ 740.1' is not a canonical EAR id; expected 'EAR-740.1'"),
+    ]
+    assert fix_file(engine, "runs/rag.jsonl", engine.kinds_for("runs/rag.jsonl")).applied == 1
+    assert (repo / "runs/rag.jsonl").read_text(encoding="utf-8") == text.replace('"§ 740.1"', '"EAR-740.1"')
+
 def test_resolution_is_run_wide_and_reports_ambiguity(tmp_path):
     corpus = '{"schema_version": "retrieval-corpus.v1", "doc_id": "EAR-736.2", "section_id": "EAR-736.2"}\n'
     repo = _repo(
@@ -364,12 +382,32 @@ def test_manifest_shapes(tmp_path, text, message):
     # a benchmark's manifest in our very shape that names no regulation (id, file, num_items)
     '{"datasets": [{"id": "squad-dev", "file": "s3://bucket/squad/dev.jsonl", "num_items": 10570},'
     ' {"id": "year_2020", "file": "data/clear-cases.jsonl", "num_items": 3}]}',
+    # the word "ear" in free text, or a name starting ear- that is no dataset's, names no regulation
+    '{"datasets": [{"id": "speech.v1", "file": "eval/dev.jsonl", "num_items": 2, "task": "ear training (music)"}]}',
+    '{"datasets": [{"id": "asr.v1", "file": "eval/dev.jsonl", "num_items": 2, "model": "ear-net"}]}',
+    '{"datasets": [{"id": "audiology.v1", "file": "eval/dev.jsonl", "num_items": 2,'
+    ' "description": "EAR-related hearing aids (inner ear anatomy)"}]}',
 ])
 def test_other_manifests_are_not_claimed(tmp_path, text):
     repo = _repo(tmp_path, {"eval/manifest.json": text, "eval/dev.jsonl": '{"question": "q", "answer": "a"}\n'})
     report = Engine.load(repo).check([repo])
     assert (report.files, report.diagnostics) == ([], [])
 
+
+
+@pytest.mark.parametrize(("entry", "more"), [
+    ('{"id": "ear_compliance.v1", "file": "eval/d.jsonl"', ""),  # a dataset id starting ear_
+    ('{"id": "compliance.v1", "file": "eval/EAR-qa.jsonl"', ""),  # a dataset file starting ear-
+    ('{"id": "compliance.v1", "file": "eval/d.jsonl", "description": "Questions on EAR sections"', ""),
+    ('{"id": "compliance.v1", "file": "eval/d.jsonl"', ', "regulation": "Export Administration Regulations"'),
+])
+def test_a_manifest_that_names_the_ear_is_claimed(tmp_path, entry, more):
+    """The upper-case word EAR, the regulation's name, or a dataset whose id or file name starts
+    with ear_ or ear-: the manifest is an EAR one and its counts are checked."""
+    file = entry.split('"file": "')[1].split('"')[0]
+    manifest = f'{{"datasets": [{entry}, "num_items": 2}}]{more}}}'
+    repo = _repo(tmp_path, {"eval/manifest.json": manifest, file: '{"id": "q1", "ear_sections": ["EAR-736.2"]}\n'})
+    assert [(d.path, d.code) for d in Engine.load(repo).check([repo]).diagnostics] == [("eval/manifest.json", "E511")]
 
 def test_files_are_claimed_by_their_content(tmp_path):
     repo = _repo(tmp_path, {

@@ -126,6 +126,33 @@ def test_a_normalized_url_fix_that_changes_a_cited_cid_is_not_offered(tmp_path, 
     assert "; --fix leaves it, because the run's synthesis cites it (run/synthesis.md:1:15)" in found[0]["message"]
 
 
+
+def test_a_citation_group_cites_each_of_its_cids_for_the_phantom_check_and_for_the_fix(tmp_path, capsys):
+    """``[@a; @b]`` and ``[@a, p. 3]`` (Pandoc's citation groups): a cid of a group that no record
+    has is a phantom, and a record a group cites keeps its cid under --fix."""
+    synthesis = (
+        "## Findings\n"
+        f"- Sales rose [@{cid_for(URL)}; @cid_b].\n"
+        "- Costs fell [@cid_nothere; @cid_b].\n"
+        "- Margins held [@cid_missing, p. 3].\n"
+    )
+    root = _run(tmp_path, _record() + _record(url="https://example.com/b", url_original="https://example.com/b",
+                                              normalized_url="https://example.com/b", cid="cid_b"), synthesis)
+    before = (root / CITATIONS).read_bytes()
+    status, found = _check(capsys, root, "--fix")
+    assert status == 1
+    assert (root / CITATIONS).read_bytes() == before
+    assert [(d["path"], d["line"], d["col"], d["code"], d["fix"]) for d in found] == [
+        (CITATIONS, 2, found[0]["col"], "U106", None),
+        (SYNTHESIS, 3, 16, "U114", None),
+        (SYNTHESIS, 4, 18, "U114", None),
+    ]
+    assert found[0]["message"].endswith(
+        f"--fix leaves it, because the run's synthesis cites it ({SYNTHESIS}:2:87, 3:30): "
+        "a new cid would leave those references pointing at nothing"
+    )
+    assert found[1]["message"] == f"`cid_nothere` is cited but has no record in {CITATIONS} (phantom citation)"
+
 def test_a_synthesis_of_another_run_does_not_hold_the_fix_back(tmp_path, capsys):
     root = _run(tmp_path, _record(cid="cid_alpha"), "Nothing cited here.\n")
     (root / "run" / "nested" / "citations").mkdir(parents=True)

@@ -168,7 +168,26 @@ def test_bracketed_cid_markers_are_references_whatever_their_spelling():
         (1, 60, "cid_gamma-2:x", "cid_gamma-2:x"),
         (2, 10, cid, cid),
         (2, 89, cid, cid),
+        (2, 205, "cid_beta", "cid_beta"),
         (3, 16, "https://t.me/cid_bot", None),
+    ]
+
+
+def test_every_cid_of_a_bracketed_citation_group_is_a_reference():
+    """Pandoc's citation syntax: a bracketed group of citations separated by ``;``, each ``@key``
+    with an optional prefix, locator and suffix (``[see @a, p. 3; @b]``) and ``-@key`` to leave out
+    the author. Every ``@cid_...`` of such a group is a reference; an ``@`` inside a word (an
+    e-mail address) and the text of a Markdown link are not."""
+    text = (
+        "Sales rose [@cid_a; @cid_b]. Costs fell [see @cid_c, p. 3; also @cid_d, ch. 2].\n"
+        "Margins held [@cid_missing, p. 3] and [-@cid_e].\n"
+        "Write to [ops@cid_mail.example] or [see @cid_link](https://example.com) [@cid_open\n"
+    )
+    refs = [(r.line, r.col, r.cid) for r in cited_references(text)]
+    assert refs == [
+        (1, 14, "cid_a"), (1, 22, "cid_b"), (1, 47, "cid_c"), (1, 66, "cid_d"),
+        (2, 16, "cid_missing"), (2, 42, "cid_e"),
+        (3, 52, None),  # the link's URL
     ]
 
 
