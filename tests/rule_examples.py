@@ -4,6 +4,9 @@ An example is a fenced block whose info string names a file: ```` ```jsonl title
 Blocks after a paragraph starting "Bad" form the bad case, after "Good" the good case. Two extra
 info words: ``symlink`` as the language makes the file a link to the block's text, and
 ``escapes`` decodes backslash escapes so an example can hold bytes that are not UTF-8.
+
+An ``http`` block titled with a URL is no file: it is the whole response a server gives for that
+URL (an online rule's example), which :func:`pages` reads and the test serves.
 """
 
 from __future__ import annotations
@@ -45,10 +48,35 @@ def examples(doc: str) -> dict[str, list[ExampleFile]]:
     return {name: files for name, files in cases.items() if files}
 
 
+@dataclass(frozen=True)
+class Page:
+    """A response an example's web gives: status, headers and body."""
+
+    status: int
+    headers: list[tuple[str, str]]
+    body: bytes
+
+
+def pages(files: list[ExampleFile]) -> dict[str, Page]:
+    """The example's web: URL -> the response written out in its ``http`` block."""
+    found = {}
+    for item in files:
+        if item.language != "http":
+            continue
+        head, _, body = item.body.partition("\n\n")
+        status_line, *header_lines = head.splitlines()
+        headers = [(name.strip(), value.strip()) for name, _, value in (line.partition(":") for line in header_lines)]
+        found[item.title] = Page(int(status_line.split()[1]), headers, body.encode("utf-8"))
+    return found
+
+
 def build(files: list[ExampleFile], repo: Path) -> None:
-    """Write the example's files under ``repo`` (which may be left by ``../`` titles)."""
+    """Write the example's files under ``repo`` (which may be left by ``../`` titles); its web
+    pages are not files (see :func:`pages`)."""
     repo.mkdir(parents=True, exist_ok=True)
     for item in files:
+        if item.language == "http":
+            continue
         target = repo / item.title
         target.parent.mkdir(parents=True, exist_ok=True)
         if item.language == "symlink":

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from typing import TypedDict
 
     from pytest_citations.core.diagnostics import Diagnostic
+    from pytest_citations.online.run import OnlineRequest, OnlineSummary
     from pytest_citations.run.checking import CheckRun
     from pytest_citations.run.replay import Answers, Request
 
@@ -87,6 +88,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--citations", action="store_true", default=False, help="check citation artifacts as test items")
     group.addoption("--citations-config", metavar="FILE", default=None, help="settings file instead of the nearest pyproject.toml")
     group.addoption("--citations-baseline", metavar="FILE", default=None, help="report only diagnostics not recorded in FILE")
+    group.addoption("--citations-online", action="store_true", default=False,
+                    help="fetch every URL the artifacts cite and run the online rules (W7xx), as citations check --online")
+    from pytest_citations.online.options import add_options
+
+    add_options(group.addoption, "--citations-online")
 
 
 @pytest.hookimpl(trylast=True)  # after the cache provider has set up config.cache
@@ -152,7 +158,21 @@ class CitationsCollector:
         # engine id -> (the request of its files in this session, the answers of its record or None)
         self._records: dict[int, tuple[Request, Answers | None]] = {}
         self.items: list[CitationsItem] = []  # every item collected, to record what they found
+        self.online = self._online_request()
+        self._first_run: CheckRun | None = None  # the run whose cache folder keeps the web's answers
+        self.online_summary: OnlineSummary | None = None
         self._reached: set[tuple[Path, str]] = set()  # (root, rel) of every artifact file collected
+
+    def _online_request(self) -> OnlineRequest | None:
+        from pytest_citations.online.options import given, online_request
+
+        read = self.config.getoption
+        if not read("citations_online"):
+            options = given(read, "--citations-online")
+            if options:
+                raise _usage_error(f"citations: {options[0]} tells the online check how to fetch: add --citations-online")
+            return None
+        return online_request(read, "--citations-online")
 
     def load_settings_for(self, paths: list[Path]) -> None:
         for path in paths:
@@ -160,13 +180,16 @@ class CitationsCollector:
 
     def _checked_paths(self) -> list[Path]:
         """The paths whose artifacts this session checks, as ``citations check`` would be given
-        them: those of pytest's arguments (node ids without their ``::`` parts) when they were
-        given on the command line, else the folder pytest was started in (pytest's own default
-        may be ``testpaths``, which says where its tests are)."""
+        them: those of pytest's arguments (node ids without their ``::`` parts) given on the
+        command line, else the folder pytest was started in. pytest's own defaults say where its
+        tests are, not which artifacts the repository has: ``testpaths``, and paths in
+        ``addopts`` (which pytest puts before the command line's arguments)."""
         base = self.config.invocation_params.dir
         if self.config.args_source is not pytest.Config.ArgsSource.ARGS:
             return [base]
-        return [base / str(arg).split("::", 1)[0] for arg in self.config.args]
+        typed = {str(arg) for arg in self.config.invocation_params.args}
+        named = [arg for arg in self.config.args if str(arg) in typed]
+        return [base / str(arg).split("::", 1)[0] for arg in named] or [base]
 
     def real_folder(self, folder: Path) -> Path:
         """``folder`` with symlinks resolved, as the repository root always is, so that a file
@@ -205,6 +228,7 @@ class CitationsCollector:
                 self._engines[key] = _usage_error(f"citations: {exc}")
             else:
                 self._engines[key] = run.engine
+                self._first_run = self._first_run or run
                 record = run.record()
                 if record is not None and not self._in_worker:  # (workers' runs are recorded by no one: see sessionfinish)
                     from pytest_citations.run.replay import Answers
@@ -222,8 +246,23 @@ class CitationsCollector:
 
         return CheckRun(CheckRequest(
             paths=tuple(self.paths), root=root, config_file=self.config_file, baseline_file=self.baseline_file,
-            use_cache=self.cache_folder is not None, cache_dir=self.cache_folder,
+            use_cache=self.cache_folder is not None, cache_dir=self.cache_folder, online=self.online,
         ))
+
+    def pytest_collection_finish(self, session) -> None:
+        """In an online session, fetch what the collected files cite before any is checked (in each
+        xdist worker, for the files it collected: every one)."""
+        if self.online is None or self._first_run is None or not self.items:
+            return
+        from pytest_citations.engine import Task
+        from pytest_citations.run.checking import RunError
+
+        tasks = list({item.parent.key: Task(item.parent.engine, item.parent.rel, item.parent.kinds)
+                      for item in self.items}.values())
+        try:
+            self.online_summary = self._first_run.fetch_cited(tasks)
+        except RunError as exc:
+            raise _usage_error(f"citations: {exc}") from None
 
     def answers(self, engine: Engine) -> Answers | None:
         """What the record of ``engine``'s last run answers in this session; None: nothing."""
@@ -437,6 +476,9 @@ class CitationsCollector:
         ``citations check`` says below its findings."""
         from pytest_citations.frontends.reporters.text import FIX_LEGEND, RULE_HINT
 
+        if self.online_summary is not None and not self._in_worker:
+            for line in self.online_summary.lines():
+                terminalreporter.write_line(f"citations: {line}")
         failed = [r for r in terminalreporter.stats.get("failed", ()) if r.nodeid.endswith(f"::{ITEM_NAME}")]
         if not failed:
             return

@@ -270,7 +270,7 @@ class CheckRun:
         if changes is not None:
             tasks, known = _affected_tasks(tasks, changes, request.jobs, progress)
         if request.online is not None:
-            self._fetch_cited(tasks)
+            self.online_summary = self.fetch_cited(tasks)
         if fix_and_check is not None:  # one file after another: a fix may change what the next file reads
             fix_and_check = progress.wrap(fix_and_check)
             return planned, tasks, [run_task(task, fix_and_check) for task in tasks]
@@ -281,9 +281,9 @@ class CheckRun:
         return planned, tasks, parallel.check(tasks, request.jobs, progress.advance)
 
 
-    def _fetch_cited(self, tasks: list[Task]) -> None:
-        """Fetch what ``tasks`` cite, for the online rules; the answers are cached in the cache
-        folder unless the run uses no cache."""
+    def fetch_cited(self, tasks: list[Task]) -> OnlineSummary:
+        """Fetch what ``tasks`` cite and give the answers to their engines, for the online rules;
+        the answers are cached in the cache folder unless the run uses no cache."""
         from pytest_citations.online.run import OnlineUnavailable, fetch
         from pytest_citations.run.cache import prepare_folder, usable_folder
 
@@ -295,7 +295,7 @@ class CheckRun:
             except OSError:
                 folder = None
         try:
-            self.online_summary = fetch(engine, tasks, cast(OnlineRequest, request.online), folder)
+            return fetch(engine, tasks, cast(OnlineRequest, request.online), folder)
         except OnlineUnavailable as exc:
             raise RunError(str(exc)) from None
 

@@ -268,3 +268,11 @@ def test_without_any_marker_both_root_the_repository_where_they_start(pytester, 
     write_memory(pytester.path / ".serena" / "memories" / "team" / "auth.md")  # one real finding
     assert_same_verdicts(pytester, capsys)
     assert_same_verdicts(pytester, capsys, ".serena")
+
+
+def test_paths_in_addopts_do_not_narrow_the_check(pytester, capsys, repository) -> None:
+    """``addopts = "-ra tests"`` says where pytest's tests are, as ``testpaths`` does: the artifacts
+    outside ``tests/`` are still checked, with ``citations check``'s verdict."""
+    set_testpaths(repository, None, extra='addopts = "-ra tests"')
+    result = assert_same_verdicts(pytester, capsys)
+    result.assert_outcomes(passed=2, failed=3)

@@ -1,0 +1,260 @@
+"""The online check end to end: records, briefs and Claude exchanges citing pages that a real HTTP
+server on 127.0.0.1 serves as ``http://news.example/...`` (mapped with connect-to), checked by
+``citations check --online`` and ``pytest --citations --citations-online``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import same_code_environment
+from url_records import valid_record
+
+from pytest_citations.online.run import OnlineRequest
+from pytest_citations.run.checking import CheckRequest, CheckRun, RunError
+
+HOST = "news.example"
+
+
+@pytest.fixture
+def web(httpserver):
+    """The server, with no robots.txt (everything allowed)."""
+    httpserver.expect_request("/robots.txt").respond_with_data("", status=404)
+    return httpserver
+
+
+def serve(web, path: str, body: str = "", status: int = 200, headers: dict | None = None,
+          content_type: str = "text/html") -> str:
+    web.expect_request(path).respond_with_data(body, status=status, headers=headers, content_type=content_type)
+    return f"http://{HOST}{path}"
+
+
+def online(web, **options) -> OnlineRequest:
+    return OnlineRequest(allow=("127.0.0.1",), connect_to={(HOST, 80): ("127.0.0.1", web.port)},
+                         timeout=3, host_interval=0, **options)
+
+
+def check(repo: Path, web, cache: Path | None = None, **request):
+    outcome = CheckRun(CheckRequest(paths=(repo,), online=online(web), cache_dir=cache, **request)).check()
+    return outcome
+
+
+def found(outcome, prefix: str = "W") -> list[tuple[str, int, str]]:
+    return [(d.code, d.line, d.message) for d in outcome.report.diagnostics if d.code.startswith(prefix)]
+
+
+def write_records(repo: Path, *records: dict) -> Path:
+    path = repo / "run" / "citations" / "citations.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+# -- citation.v1 records -----------------------------------------------------------------------
+
+
+def test_a_record_of_a_dead_page_is_w701_and_fix_writes_its_status(tmp_path, web):
+    gone = serve(web, "/gone", "<h1>not here</h1>", status=404)
+    live = serve(web, "/live", "<h1>here</h1>")
+    path = write_records(tmp_path, valid_record(gone), valid_record(live), valid_record(gone, status="invalid", http_status=404))
+    outcome = check(tmp_path, web)
+    assert [(code, line) for code, line, _ in found(outcome)] == [("W701", 1)]
+    message = found(outcome)[0][2]
+    assert "404 Not Found" in message and "the record says status 'valid', http_status 200" in message
+
+    CheckRun(CheckRequest(paths=(tmp_path,), online=online(web), fix=True)).check()
+    first = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
+    assert (first["status"], first["http_status"], first["url_original"]) == ("invalid", 404, gone)
+    assert first["checked_at"] != "2026-02-13T12:35:00Z"
+    assert found(check(tmp_path, web)) == []
+
+
+def test_a_record_that_says_invalid_for_a_live_page_is_w703(tmp_path, web):
+    live = serve(web, "/back", "<h1>back again</h1>")
+    path = write_records(tmp_path, valid_record(live, status="invalid", http_status=404))
+    assert [code for code, _, _ in found(check(tmp_path, web))] == ["W703"]
+    CheckRun(CheckRequest(paths=(tmp_path,), online=online(web), fix=True)).check()
+    record = json.loads(path.read_text(encoding="utf-8"))
+    assert (record["status"], record["http_status"]) == ("valid", 200)
+
+
+def test_fix_adds_http_status_when_absent_and_takes_it_out_without_an_http_answer(tmp_path, web):
+    paywalled = serve(web, "/paid", "<p>subscribe</p>", status=402)
+    record = valid_record(paywalled)
+    del record["http_status"]
+    path = write_records(tmp_path, record, valid_record("http://no-such-host.invalid/a"))
+    request = CheckRequest(paths=(tmp_path,), online=online(web), fix=True)
+    CheckRun(request).check()
+    first, second = (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines())
+    assert (first["status"], first["http_status"]) == ("paywalled", 402)
+    assert second["status"] == "invalid" and "http_status" not in second
+    assert found(check(tmp_path, web)) == []
+
+
+def test_a_permanent_redirect_is_w702_naming_its_target(tmp_path, web):
+    serve(web, "/new", "<h1>moved here</h1>")
+    old = serve(web, "/old", status=301, headers={"Location": "/new"})
+    temporary = serve(web, "/temp", status=302, headers={"Location": "/new"})
+    write_records(tmp_path, valid_record(old), valid_record(temporary))
+    results = found(check(tmp_path, web))
+    assert [(code, line) for code, line, _ in results] == [("W702", 1)]
+    assert f"http://{HOST}/new" in results[0][2]
+
+
+def test_a_url_to_an_internal_address_is_refused_with_w707(tmp_path, web):
+    write_records(tmp_path, valid_record("http://169.254.169.254/latest/meta-data/"), valid_record("file:///etc/passwd"))
+    results = found(check(tmp_path, web))
+    assert [code for code, _, _ in results] == ["W707", "W707"]
+
+
+# -- briefs and Claude exchanges ---------------------------------------------------------------
+
+_REGISTRY = """\
+sources:
+  - id: fed_press_releases
+    url: http://news.example/feeds/press.xml
+    credibility_tier: 1
+    paywall_policy: full
+  - id: ft_markets
+    url: http://news.example/markets
+    credibility_tier: 2
+    paywall_policy: metadata_only
+"""
+
+
+def write_brief(repo: Path, quote: str, urls: tuple[str, str]) -> None:
+    brief = (
+        "### Prevailing View\n- The Fed held rates. [1]\n- Markets shrugged. [2]\n\n"
+        "### Counterarguments\n- [Insufficient evidence to assess this claim]\n\n"
+        "### Minority View\n- [Conflicting reports; unable to confirm]\n\n"
+        "### What to Watch\n- [Data not yet available as of Feb 11, 2026]\n\n"
+        "### References\n"
+        f'[1] Federal Reserve. "FOMC Statement". Feb 10, 2026. {urls[0]}\n'
+        f'[2] Financial Times. "Markets". Feb 10, 2026. {urls[1]} [Paywall]\n'
+    )
+    common = {"published_at": "2026-02-10T14:00:00Z", "fetched_at": "2026-02-11T02:15:00Z"}
+    sidecar = {"citations": {
+        "1": {"id": "cite_1", "source_id": "fed_press_releases", "publisher": "Federal Reserve", "doc_id": "doc_1",
+              "chunk_id": "chunk_1", "url": urls[0], "title": "FOMC Statement",
+              "quote_span": {"start": 0, "end": len(quote), "text": quote}, **common},
+        "2": {"id": "cite_2", "source_id": "ft_markets", "publisher": "Financial Times", "doc_id": "doc_2",
+              "chunk_id": "chunk_2", "url": urls[1], "title": "Markets", **common},
+    }}
+    (repo / "brief.md").write_text(brief, encoding="utf-8")
+    (repo / "brief.citations.json").write_text(json.dumps(sidecar), encoding="utf-8")
+    (repo / "source_registry.yaml").write_text(_REGISTRY, encoding="utf-8")
+
+
+def test_a_brief_quote_not_on_its_page_is_w705_with_the_closest_words(tmp_path, web):
+    statement = serve(web, "/statement", "<html><body><nav>Menu</nav><p>The Committee decided to maintain the "
+                      "target range for the federal funds rate at 4 to 4-1/4 percent.</p></body></html>")
+    markets = serve(web, "/markets-today", "<p>Subscribe to continue reading</p>", status=402)
+    write_brief(tmp_path, "The Committee decided to lower the target range for the federal funds rate", (statement, markets))
+    results = found(check(tmp_path, web))
+    assert [(code, line) for code, line, _ in results] == [("W705", 2)], results  # the paywalled source is metadata_only
+    assert "closest" in results[0][2] and "maintain the target range" in results[0][2]
+
+    write_brief(tmp_path, "The Committee decided to maintain the target range for the federal funds rate", (statement, markets))
+    assert found(check(tmp_path, web)) == []
+
+
+def test_a_full_text_source_now_behind_a_paywall_is_w704_naming_the_registry_policy(tmp_path, web):
+    statement = serve(web, "/statement-paid", "<p>Sign in</p>", status=402)
+    markets = serve(web, "/markets-free", "<p>Markets</p>")
+    write_brief(tmp_path, "The Committee decided", (statement, markets))
+    results = found(check(tmp_path, web))
+    assert [code for code, _, _ in results] == ["W704"]
+    assert "paywall_policy for 'fed_press_releases' is 'full'" in results[0][2]
+
+
+def _exchange(url: str, cited: str) -> dict:
+    return {"request": {"messages": [{"role": "user", "content": "Did the Fed move?"}]}, "response": {"content": [
+        {"type": "text", "text": "No.", "citations": [{"type": "web_search_result_location", "cited_text": cited,
+                                                       "url": url, "title": "Fed", "encrypted_index": "Eo8B"}]}]}}
+
+
+def test_claude_cited_text_is_looked_for_on_the_page(tmp_path, web):
+    page = serve(web, "/fed", "<p>The Fed held <em>rates</em> steady on Wednesday &mdash; as expected.</p>")
+    (tmp_path / "a.exchange.json").write_text(json.dumps(_exchange(page, "The Fed held rates steady")), encoding="utf-8")
+    (tmp_path / "b.exchange.json").write_text(json.dumps(_exchange(page, "The Fed cut rates sharply")), encoding="utf-8")
+    results = [(d.path, d.code) for d in check(tmp_path, web).report.diagnostics if d.code.startswith("W")]
+    assert results == [("b.exchange.json", "W705")]
+
+
+# -- the run -------------------------------------------------------------------------------------
+
+
+def test_a_re_run_with_a_fresh_cache_makes_no_request(tmp_path, web):
+    urls = [serve(web, f"/page{n}", f"<p>page {n}</p>") for n in range(5)]
+    repo = tmp_path / "repo"
+    write_records(repo, *(valid_record(url) for url in urls))
+    cache = tmp_path / "cache"
+    first = CheckRun(CheckRequest(paths=(repo,), online=online(web), cache_dir=cache))
+    first.check()
+    assert first.online_summary is not None and first.online_summary.requests == 5
+    asked = len(web.log)
+    again = CheckRun(CheckRequest(paths=(repo,), online=online(web), cache_dir=cache))
+    outcome = again.check()
+    assert len(web.log) == asked
+    assert again.online_summary is not None and (again.online_summary.requests, again.online_summary.cached) == (0, 5)
+    assert "online: 5 URLs on 1 host, 0 requests, 5 from the cache" in outcome.notices
+    refreshed = CheckRun(CheckRequest(paths=(repo,), online=online(web, refresh=True), cache_dir=cache))
+    refreshed.check()
+    assert len(web.log) == asked + 5
+
+
+def test_without_online_no_online_rule_runs(tmp_path, web):
+    write_records(tmp_path, valid_record(serve(web, "/gone", status=404)))
+    outcome = CheckRun(CheckRequest(paths=(tmp_path,))).check()
+    assert found(outcome) == [] and not web.log
+
+
+def test_online_options_without_online_and_online_with_standard_input_are_usage_errors(tmp_path):
+    from pytest_citations.frontends.cli import main
+
+    assert main(["check", str(tmp_path), "--online-allow", "127.0.0.1"]) == 2
+    assert main(["check", "-", "--stdin-filename", "x.jsonl", "--online"]) == 2
+
+
+def test_the_cli_and_pytest_give_the_same_online_findings(tmp_path, web):
+    gone = serve(web, "/gone", status=404)
+    moved = serve(web, "/moved", status=308, headers={"Location": "/here"})
+    serve(web, "/here", "<p>here</p>")
+    write_records(tmp_path, valid_record(gone), valid_record(moved), valid_record("http://10.0.0.7/x"))
+    options = ["--online-allow", "127.0.0.1", "--online-connect-to", f"{HOST}:80:127.0.0.1:{web.port}"]
+    cli = subprocess.run([sys.executable, "-m", "pytest_citations", "check", "--online", *options, "--format", "json", "."],
+                         cwd=tmp_path, capture_output=True, text=True, env=same_code_environment(), timeout=120)
+    assert cli.returncode == 1, cli.stderr
+    from_cli = sorted((d["code"], d["line"]) for d in json.loads(cli.stdout)["diagnostics"] if d["code"].startswith("W"))
+    assert from_cli == [("W701", 1), ("W702", 2), ("W707", 3)]
+    assert "citations: online: 3 URLs on 2 hosts" in cli.stderr
+
+    plugin = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--citations", "--citations-online",
+                             *[option.replace("--online", "--citations-online") for option in options], "-q", "-rN"],
+                            cwd=tmp_path, capture_output=True, text=True, env=same_code_environment(), timeout=120)
+    assert plugin.returncode == 1, plugin.stdout + plugin.stderr
+    for code, line in from_cli:
+        assert f"citations.jsonl:{line}:" in plugin.stdout and code in plugin.stdout
+    assert "citations: online: 3 URLs on 2 hosts" in plugin.stdout
+
+
+def test_the_online_summary_defuses_host_names_from_the_checkout():
+    from pytest_citations.online.run import OnlineSummary
+
+    class Answer:
+        url, outcome, status, redirects, final_url, detail = "http://::error::x/", "dns", None, (), "", "no such host"
+        wall, text, requests, from_cache = None, None, 1, False
+
+    lines = OnlineSummary({Answer.url: Answer()}).lines()  # type: ignore[dict-item]
+    assert not any(line.lstrip().startswith("::") or "::error::" in line for line in lines[1:])
+    assert "1 URL on 1 host" in lines[0]
+
+
+def test_a_missing_online_extra_is_a_usage_error(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "pytest_citations.online.fetch", None)
+    write_records(tmp_path, valid_record("http://news.example/a"))
+    with pytest.raises(RunError, match=r"pytest-citations\[online\]"):
+        CheckRun(CheckRequest(paths=(tmp_path,), online=OnlineRequest())).check()
