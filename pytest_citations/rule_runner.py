@@ -184,7 +184,7 @@ def _line_window(source: sources.Source, line: int, col: int) -> tuple[str, int]
 
 def with_web_citations(units: Iterable[Any], ctx: FileContext) -> Iterator[Any]:
     """Each unit of ``units``, followed by the web citations the kind gives of it."""
-    cited = ctx.kind.web_citations
+    cited = ctx.kind.web_citations  # type: ignore[attr-defined]  # (asked only of a kind that has it)
     for unit in units:
         yield unit
         if not isinstance(unit, Reported):

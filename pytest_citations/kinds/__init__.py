@@ -27,7 +27,9 @@ class Kind(Protocol):
     - ``by_content_only``: globs of files that ``include`` would claim by path but that are
       claimed only when ``sniff(head)`` says so (an agent's ``CLAUDE.md`` in a memories folder);
     - ``sniff_file(rel, head) -> bool``, asked instead of ``sniff(head)`` by a kind that weighs a
-      file's content by where it is (less evidence at the spec's own path than anywhere else).
+      file's content by where it is (less evidence at the spec's own path than anywhere else);
+    - ``web_citations(unit, ctx) -> Iterable[WebCitation]``: the URLs a unit cites, which the
+      online rules check in an online run (:mod:`pytest_citations.online.web_citation`).
 
     A fast path over a kind's units belongs to its rules, not to the kind: each rule may declare
     the cheap test of a unit its check finds nothing in (``passes=`` of

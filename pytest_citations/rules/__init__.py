@@ -243,7 +243,9 @@ class RuleRegistry:
         code = code_or_name.upper() if code_or_name.upper() in self._by_code else self._by_name.get(code_or_name)
         return None if code is None else self._loaded(self._by_code[code])
 
-    def for_kind(self, kind: str, scope: str) -> list[Rule]:
+    def for_kind(self, kind: str | None, scope: str) -> list[Rule]:
+        """The rules of ``kind`` in ``scope``; of no kind (``None``), those that check any kind's
+        units of their type (the online rules)."""
         return [self._loaded(r) for r in self.declared() if r.kind == kind and r.scope == scope]
 
     def _loaded(self, item: Rule | RuleDeclaration) -> Rule:

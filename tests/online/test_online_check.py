@@ -10,20 +10,20 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import same_code_environment
-from url_records import valid_record
 
+from conftest import same_code_environment
 from pytest_citations.online.run import OnlineRequest
 from pytest_citations.run.checking import CheckRequest, CheckRun, RunError
+from url_records import valid_record
 
 HOST = "news.example"
 
 
 @pytest.fixture
-def web(httpserver):
+def web(server):
     """The server, with no robots.txt (everything allowed)."""
-    httpserver.expect_request("/robots.txt").respond_with_data("", status=404)
-    return httpserver
+    server.expect_request("/robots.txt").respond_with_data("", status=404)
+    return server
 
 
 def serve(web, path: str, body: str = "", status: int = 200, headers: dict | None = None,

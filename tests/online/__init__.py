@@ -1,0 +1,1 @@
+"""The online check's tests (a package: see conftest.py)."""
