@@ -180,11 +180,7 @@ def gen_url_citations(root: Path, scale: float, rng: random.Random) -> Corpus:
     """One ``citations.jsonl`` of citation.v1 records (~420 bytes each); one in 1000 has a drifted cid (U105)."""
     records = scaled(1_000_000, scale, 1000)
     run = root / "run"
-    waves = 2  # U110: the run has waves 1 and 2
-    for wave in range(1, waves + 1):
-        (run / f"wave-{wave}").mkdir(parents=True)
-        for perspective in range(1, 6):
-            (run / f"wave-{wave}" / f"p{perspective}.md").write_text(f"## Sources\n\nWave {wave}, perspective {perspective}.\n")
+    waves = write_waves(run)
     corpus = run / "citations" / "citations.jsonl"
     corpus.parent.mkdir(parents=True)
     planted = 0
@@ -197,6 +193,25 @@ def gen_url_citations(root: Path, scale: float, rng: random.Random) -> Corpus:
     size = corpus.stat().st_size
     return Corpus("url-citations", root, "U105", planted,
                   f"{records} records ({size / 1e6:.0f} MB)", floor={"jsonl": [relative([corpus], root)[0]]})
+
+
+def write_waves(run: Path, waves: int = 2) -> int:
+    """The wave artifacts records' ``found_by`` point at (U111), for waves 1 to ``waves`` (U110)."""
+    for wave in range(1, waves + 1):
+        (run / f"wave-{wave}").mkdir(parents=True)
+        for perspective in range(1, 6):
+            (run / f"wave-{wave}" / f"p{perspective}.md").write_text(f"## Sources\n\nWave {wave}, perspective {perspective}.\n")
+    return waves
+
+
+def found_by_entries(rng: random.Random, waves: int) -> list[dict]:
+    """1 or 2 ``found_by`` entries (one wave, or both), each naming its wave's artifact."""
+    entries = []
+    for wave in sorted(rng.sample(range(1, waves + 1), 1 if rng.random() < 0.85 else 2)):
+        perspective = f"p{rng.randint(1, 5)}"
+        entries.append({"wave": wave, "perspective_id": perspective, "agent_type": "ClaudeResearcher",
+                        "artifact_path": f"wave-{wave}/{perspective}.md"})
+    return entries
 
 
 def url_record(index: int, rng: random.Random, plant: bool, waves: int) -> tuple[dict, bool]:
@@ -223,6 +238,48 @@ def url_record(index: int, rng: random.Random, plant: bool, waves: int) -> tuple
                        "publisher": f"Publisher {rng.randrange(300)}"})
     record.update({"found_by": found_by, "notes": rng.choice(("ok", "ok", "", words(rng, 3)))})
     return record, plant
+
+
+# -- (1b) online: URLs for the local server of the online check -------------------------------------------------
+
+ONLINE_HOSTS = 50
+
+
+def gen_online(root: Path, scale: float, rng: random.Random) -> Corpus:
+    """One ``citations.jsonl`` of valid citation.v1 records, each citing its own page
+    ``http://h{k}.bench.test/doc/{i}`` on one of 50 hosts, as many on each; one page in 100 answers
+    404 on the benchmark's server (``online_server.py``), which the online check reports (W701).
+
+    The size is a multiple of 100 (at least 1000), so the hosts get the same number of URLs and each
+    host, in turn, a dead one."""
+    count = max(1000, round(10_000 * scale / 100) * 100)
+    hosts = [f"h{k}.bench.test" for k in range(ONLINE_HOSTS)]
+    waves = write_waves(root / "run")
+    corpus = root / "run" / "citations" / "citations.jsonl"
+    corpus.parent.mkdir(parents=True)
+    dead = []
+    with corpus.open("w", encoding="utf-8") as stream:
+        for index in range(count):
+            host = hosts[(index + index // 100) % ONLINE_HOSTS]  # 2 of every 100 on each host
+            if is_planted(index, count, 100):
+                dead.append(index)
+            stream.write(json.dumps(online_record(f"http://{host}/doc/{index}", index, rng, waves),
+                                    separators=(",", ":")) + "\n")
+    write_pyproject(root)
+    return Corpus("online", root, "W701", len(dead), f"{count} URLs over {ONLINE_HOSTS} hosts",
+                  extra={"hosts": hosts, "dead": dead, "urls_per_host": count // ONLINE_HOSTS})
+
+
+def online_record(url: str, index: int, rng: random.Random, waves: int) -> dict:
+    """A record whose producer found the page live (``valid``, and ``http_status`` 200 in 60%)."""
+    url = normalize_url(url)
+    record = {"schema_version": "citation.v1", "normalized_url": url, "cid": cid_for(url), "url": url,
+              "url_original": url, "status": "valid", "checked_at": f"2026-02-{rng.randint(10, 28)}T12:35:00Z"}
+    if rng.random() < 0.6:
+        record.update({"http_status": 200, "title": f"{words(rng, rng.randint(1, 4)).title()} {index}",
+                       "publisher": f"Publisher {rng.randrange(300)}"})
+    record.update({"found_by": found_by_entries(rng, waves), "notes": rng.choice(("ok", "ok", "", words(rng, 3)))})
+    return record
 
 
 # -- (2) briefs ----------------------------------------------------------------------------------------------------
@@ -786,6 +843,7 @@ def eval_record(name: str, task: str, index: int, sections: list[str], rng: rand
 
 GENERATORS = {
     "url-citations": gen_url_citations,
+    "online": gen_online,
     "briefs": gen_briefs,
     "memories": gen_memories,
     "code-tuples": gen_code_tuples,

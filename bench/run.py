@@ -3,8 +3,10 @@
 Every measurement runs a fresh subprocess (``bench/child.py``, which records its own peak RSS);
 the checker and what it is compared with alternate, ``--repeat`` times, and the medians are
 reported as ratios, because absolute times on shared machines are noise. The planted errors must
-all be found, every run: speed cannot come from skipping work. Targets are reported, not enforced:
-the exit status is 1 only when a planted count (or a re-checked count) is wrong.
+all be found, every run: speed cannot come from skipping work. The online check is measured
+against a local server of its own (``bench/online_server.py``), as a share of the throughput its
+per-host limits allow. Targets are reported, not enforced: the exit status is 1 only when a
+planted count (or a re-checked count, or the requests the online check made) is wrong.
 
     python bench/run.py [--scale S] [--repeat K] [--only briefs,memories] [--seed N] [--json FILE]
 
@@ -25,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from collections import Counter
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
@@ -35,12 +38,16 @@ sys.path.insert(0, str(HERE))
 
 import corpora  # noqa: E402
 
-CORPUS_SCENARIOS = ("url-citations", "briefs", "memories", "code-tuples", "ear")
+CORPUS_SCENARIOS = ("url-citations", "online", "briefs", "memories", "code-tuples", "ear")
 MULTI_FILE = ("briefs", "memories", "code-tuples", "ear")
 EXTRA_SCENARIOS = ("pytest", "small-file")
 IMPORTS = "import pytest, pluggy, markdown_it, ruamel.yaml, regex, jsonschema"
 CHECK_TARGETS = {"url-citations": 3.0, "briefs": 1.25, "memories": 1.5}
 URL_RSS_LIMIT_MIB = 150
+ONLINE_LATENCY = 0.05  # seconds the online scenario's server waits before each answer
+ONLINE_HOST_CONCURRENCY, ONLINE_HOST_INTERVAL = 2, 0.1  # the check's defaults, given on its command line
+ONLINE_SHARE = 0.8  # of the throughput the per-host limits allow
+ONLINE_RSS_LIMIT_MIB = 200
 
 
 class CheckFailed(AssertionError):
@@ -132,9 +139,18 @@ class Report:
 
 def read_report(path: Path, run: Run) -> Report:
     if run.exit not in (0, 1) or not path.exists():
-        raise CheckFailed(f"the checker exited {run.exit}:\n{run.stderr[-3000:]}")
+        raise CheckFailed(f"the checker exited {run.exit}:\n{run.stderr[-3000:]}{internal_errors(path)}")
     data = json.loads(path.read_text())
     return Report(Counter(d["code"] for d in data["diagnostics"]), data.get("files_checked"), data)
+
+
+def internal_errors(path: Path) -> str:
+    """The report's internal errors (C006: a rule that crashed, which makes the exit status 2), if it has any."""
+    try:
+        crashed = [d["message"] for d in json.loads(path.read_text())["diagnostics"] if d["code"] == "C006"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return ""
+    return "".join(f"\nC006 {message}" for message in dict.fromkeys(crashed))
 
 
 def expect_planted(report: Report, corpus: corpora.Corpus, what: str) -> None:
@@ -410,6 +426,83 @@ class Bench:
             two.append(self.checked(corpus, [*self.no_cache, "-j", "2"], f"{name} (-j 2)")[0])
         return finish(Row(name, "-j 1", target.text), target, one, two)
 
+    # online: the check against what the per-host limits allow, then again from its cache of answers
+
+    def online_rows(self, corpus: corpora.Corpus, corpus_json: Path) -> list[Row]:
+        """Both online rows from the same rounds: a check with a fresh cache folder, which must ask
+        the server for every URL, then the same check with that folder, which must ask for none
+        and report the same findings."""
+        urls, limit = corpus.extra["urls_per_host"] * len(corpus.extra["hosts"]), per_host_limit(len(corpus.extra["hosts"]))
+        check = Row(f"online: check {corpus.summary}, {corpus.planted} planted {corpus.planted_code}",
+                    f"the per-host limit ({limit:g}/s)", f">= {ONLINE_SHARE:.0%} of limit, RSS < {ONLINE_RSS_LIMIT_MIB} MiB")
+        rerun = Row("online: re-run, cache fresh", "cold run", "0 requests (asserted)")
+        why = missing(self.flags, "--online", "--online-allow", "--online-connect-to", "--online-host-concurrency",
+                      "--online-host-interval", "--cache-dir") or self.online_missing()
+        if why:
+            check.note = rerun.note = why
+            return [check, rerun]
+        cold, warm, fetches = [], [], []
+        with online_server(corpus_json, self.work / "online-server.log") as server:
+            flags = online_flags(corpus, server)
+            for _ in range(self.repeat):
+                cache = ["--cache-dir", str(self.fresh_dir("cache"))]
+                server.reset()
+                run, report = self.checked(corpus, [*cache, *flags], "online check (cold)")
+                fetches.append(served(server.reset(), urls, "online check (cold)"))
+                cold.append(run)
+                run, again = self.checked(corpus, [*cache, *flags], "online re-run")
+                expect_no_requests(server.reset(), findings(report), findings(again))
+                warm.append(run)
+        return [self.online_check_row(check, corpus, cold, fetches, limit, findings(report)),
+                self.online_rerun_row(rerun, cold, warm, urls)]
+
+    @staticmethod
+    def online_check_row(row: Row, corpus: corpora.Corpus, cold: list[Run], fetches: list[dict], limit: float,
+                         found: list[tuple]) -> Row:
+        """``base s``: the time the per-host limits allow for the requests the server answered;
+        ``tool s``: the time the server saw them take, from the first request's arrival to the last
+        answer (the whole run's wall time, start-up included, is in the note)."""
+        row.base_s = round(statistics.median(f["requests"] / limit for f in fetches), 3)
+        row.tool_s = round(statistics.median(f["window"] for f in fetches), 3)
+        row.ratio = round(row.tool_s / row.base_s, 3)
+        row.tool_rss_kib = max(r.rss_kib for r in cold)
+        share, whole = row.base_s / row.tool_s, statistics.median(r.wall for r in cold)
+        row.passed = share >= ONLINE_SHARE and row.tool_rss_kib / 1024 < ONLINE_RSS_LIMIT_MIB
+        last = fetches[-1]
+        others = Counter(code for code, *_ in found if code != corpus.planted_code)
+        row.note = (f"{share:.0%} of the limit ({share * limit:.0f} requests/s); {last['requests']} requests "
+                    f"({last['robots']} of robots.txt); whole run {whole:.2f} s, start-up and checking included "
+                    f"({row.base_s / whole:.0%} of the limit over it); "
+                    f"server: {last['cpu'] / last['window']:.0%} of a core, answers in "
+                    f"{last['mean_answer'] * 1000:.0f} ms on average ({last['slowest_answer'] * 1000:.0f} ms at most)")
+        if others:
+            row.note += f"; other findings: {dict(sorted(others.items()))}"
+        row.details = {"fetches": fetches, "limit_per_second": limit, "latency": ONLINE_LATENCY,
+                       "host_concurrency": ONLINE_HOST_CONCURRENCY, "host_interval": ONLINE_HOST_INTERVAL}
+        return row
+
+    @staticmethod
+    def online_rerun_row(row: Row, cold: list[Run], warm: list[Run], urls: int) -> Row:
+        finish(row, Target(float("inf"), row.target), cold, warm)
+        said = online_summary(warm[-1].stderr)
+        row.note = "0 requests reached the server, same findings" + (
+            f"; the run says: {said['requests']} requests, {said['cached']} of {said['urls']} URLs from the cache"
+            if said else "; the run printed no online summary line")
+        if said and (said["requests"] or said["cached"] != urls):
+            row.passed = False
+        return row
+
+    def online_missing(self) -> str | None:
+        """Why the online rows cannot run: no aiohttp here for the server, or a checker (as the
+        measured runs import it) without its fetch layer or its extra."""
+        import importlib.util
+
+        if importlib.util.find_spec("aiohttp") is None:
+            return "n/a (no aiohttp for the server: pip install 'pytest-citations[online]')"
+        done = subprocess.run([sys.executable, "-c", "import pytest_citations.online.fetch"], cwd=self.work,
+                              capture_output=True)
+        return None if done.returncode == 0 else "n/a (the checker has no online fetch layer, or not its extra)"
+
     # one small file vs importing the six runtime dependencies
 
     def small_file_row(self) -> Row:
@@ -551,6 +644,86 @@ def git_copy(corpus: corpora.Corpus, target: Path) -> corpora.Corpus:
     return corpora.Corpus(**{**asdict(corpus), "root": target})
 
 
+@dataclass
+class OnlineServer:
+    """The online scenario's web (``bench/online_server.py``), running in its own process."""
+
+    ports: list[int]  # the corpus's hosts' ports, in its order
+    control: int
+
+    def reset(self) -> dict:
+        """What the server answered since the last reset (it counts again from zero)."""
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # never an environment's proxy
+        request = urllib.request.Request(f"http://127.0.0.1:{self.control}/reset", method="POST")
+        with opener.open(request, timeout=30) as response:
+            return json.loads(response.read())
+
+
+@contextmanager
+def online_server(corpus_json: Path, log: Path):
+    """Start the server of the corpus; stop it after."""
+    with log.open("w") as errors:
+        process = subprocess.Popen([sys.executable, str(HERE / "online_server.py"), str(corpus_json),
+                                    "--latency", str(ONLINE_LATENCY)], stdout=subprocess.PIPE, stderr=errors, text=True)
+    try:
+        line = process.stdout.readline()
+        if not line:
+            raise CheckFailed(f"the online server did not start:\n{log.read_text()[-3000:]}")
+        listening = json.loads(line)
+        yield OnlineServer(listening["ports"], listening["control"])
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def per_host_limit(hosts: int) -> float:
+    """Requests per second the per-host limits allow in all: to each host, at most
+    ``ONLINE_HOST_CONCURRENCY`` in flight, each lasting the server's latency at least, and starts
+    ``ONLINE_HOST_INTERVAL`` apart at least (with the defaults, 50 x min(2 / 0.05, 1 / 0.1) = 500)."""
+    return hosts * min(ONLINE_HOST_CONCURRENCY / ONLINE_LATENCY, 1 / ONLINE_HOST_INTERVAL)
+
+
+def online_flags(corpus: corpora.Corpus, server: OnlineServer) -> list[str]:
+    """``--online`` with the defaults' per-host limits given, each host sent to its port of 127.0.0.1."""
+    flags = ["--online", "--online-allow", "127.0.0.1", "--online-host-concurrency", str(ONLINE_HOST_CONCURRENCY),
+             "--online-host-interval", str(ONLINE_HOST_INTERVAL)]
+    for host, port in zip(corpus.extra["hosts"], server.ports, strict=True):
+        flags += ["--online-connect-to", f"{host}:80:127.0.0.1:{port}"]
+    return flags
+
+
+def served(stats: dict, urls: int, what: str) -> dict:
+    """The server's counts of a cold run, which must have asked for every URL, each of its host."""
+    if stats["pages"] < urls or stats["misrouted"]:
+        raise CheckFailed(f"{what}: the server answered {stats['pages']} page requests for {urls} URLs, "
+                          f"{stats['misrouted']} of them for a host other than its port's")
+    return stats
+
+
+def expect_no_requests(stats: dict, cold: list[tuple], warm: list[tuple]) -> None:
+    if stats["requests"]:
+        raise CheckFailed(f"online re-run, cache fresh: {stats['requests']} requests reached the server, expected 0")
+    if warm != cold:
+        raise CheckFailed(f"online re-run, cache fresh: {len(warm)} findings, the cold run had {len(cold)}; "
+                          f"different: {sorted(set(warm) ^ set(cold))[:5]}")
+
+
+def findings(report: Report) -> list[tuple]:
+    """(code, path, line, col, message) of each diagnostic, sorted: what two runs must agree on."""
+    return sorted((d["code"], d.get("path"), d.get("line"), d.get("col"), d.get("message"))
+                  for d in report.data["diagnostics"])
+
+
+def online_summary(stderr: str) -> dict | None:
+    """``citations: online: N URLs on H hosts, R requests, C from the cache`` (the end of an online run), read."""
+    said = re.search(r"citations: online: (\d+) URLs? on (\d+) hosts?, (\d+) requests?, (\d+) from the cache", stderr)
+    return None if said is None else dict(zip(("urls", "hosts", "requests", "cached"), map(int, said.groups()), strict=True))
+
+
 def small_repo(root: Path) -> Path:
     (root / ".serena" / "memories").mkdir(parents=True, exist_ok=True)
     (root / "scripts").mkdir(exist_ok=True)
@@ -642,7 +815,7 @@ def corpus_for(name: str, args: argparse.Namespace) -> tuple[corpora.Corpus, Pat
 
 
 def rows_of(name: str, bench: Bench, args: argparse.Namespace):
-    """The measurements of one selected scenario, each a callable that returns its row."""
+    """The measurements of one selected scenario, each a callable that returns its row (or its rows)."""
     if name == "small-file":
         return [bench.small_file_row]
     if name == "pytest":
@@ -651,6 +824,8 @@ def rows_of(name: str, bench: Bench, args: argparse.Namespace):
         return [lambda: bench.pytest_rerun_row(memories), lambda: bench.pytest_xdist_row(memories),
                 lambda: bench.xdist_reference_row("memories"), lambda: bench.pytest_xdist_row(code_tuples)]
     corpus, corpus_json = corpus_for(name, args)
+    if name == "online":
+        return [lambda: bench.online_rows(corpus, corpus_json)]
     rows = [lambda: bench.check_row(corpus, corpus_json), lambda: bench.rerun_row(corpus)]
     if name in MULTI_FILE:
         rows.append(lambda: bench.jobs_row(corpus))
@@ -672,13 +847,14 @@ def main(argv: list[str] | None = None) -> int:
         for name in args.only:
             for measurement in rows_of(name, bench, args):
                 try:
-                    row = measurement()
+                    measured = measurement()
                 except CheckFailed as error:
                     failures.append(f"{name}: {error}")
                     print(f"  {name}: ASSERTION FAILED: {error}", flush=True)
                     continue
-                rows.append(row)
-                print(f"  {row.scenario}: {row.tool_s} s vs {row.base_s} s ({row.base}) -> {verdict(row)}", flush=True)
+                for row in measured if isinstance(measured, list) else [measured]:
+                    rows.append(row)
+                    print(f"  {row.scenario}: {row.tool_s} s vs {row.base_s} s ({row.base}) -> {verdict(row)}", flush=True)
         facts.update(bench.facts)
     print_table(rows, facts)
     result = {"machine": {k: facts[k] for k in ("cores", "python", "platform")},
