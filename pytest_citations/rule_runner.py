@@ -14,6 +14,7 @@ from pytest_citations.contexts import FileContext, RuleContext
 from pytest_citations.core import sources
 from pytest_citations.core.diagnostics import Diagnostic, clipped, window_bounds
 from pytest_citations.kinds import Kind, Reported
+from pytest_citations.online.web_citation import WebCitation
 from pytest_citations.rules import Finding, Rule, RuleRegistry
 
 if TYPE_CHECKING:
@@ -92,7 +93,12 @@ class RuleRunner:
                     continue
                 applicable = by_type.get(type(unit))
                 if applicable is None:
-                    applicable = by_type[type(unit)] = [e for e in running if isinstance(unit, e[0].unit)]
+                    # a web citation is for the online rules (of no kind) alone, the kind's units
+                    # for the kind's rules alone (a rule of any unit type takes every unit)
+                    cited = web and isinstance(unit, WebCitation)
+                    applicable = by_type[type(unit)] = [
+                        e for e in running if isinstance(unit, e[0].unit) and (e[0].kind is None) == cited
+                    ]
                 # Each rule's predicate first: a unit that all of them pass (the common case) is
                 # done; else the checks are due of the first rule whose predicate did not pass it
                 # and of each later one whose predicate does not. A predicate that raises says

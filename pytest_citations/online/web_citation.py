@@ -9,6 +9,7 @@ offline.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from pytest_citations.core.diagnostics import Edit, Fix
@@ -16,14 +17,13 @@ from pytest_citations.core.diagnostics import Edit, Fix
 
 @dataclass(frozen=True)
 class RecordedCheck:
-    """What a ``citation.v1`` record says its producer found when it fetched the URL, and where
-    its fields are, so that ``--fix`` can write what the live page says now."""
+    """What a ``citation.v1`` record says its producer found when it fetched the URL, and how to
+    find its fields in its line, so that ``--fix`` can write what the live page says now."""
 
     status: object  # the record's ``status`` as written (any JSON value)
     http_status: object  # its ``http_status``, or None when absent
     line_offset: int  # where the record's line starts in the file
-    spans: dict[str, tuple[int, int]]  # key -> its value's span within the line
-    end: int  # where the line's closing brace is, within the line (-1: none)
+    span_of: Callable[[str], tuple[int, int] | None]  # key -> its value's span within the line, when asked
 
     def fix(self, status: str, http_status: int | None, checked_at: str, text: str) -> Fix | None:
         """The edits of the record's line ``text`` that write ``status``, ``http_status`` and
@@ -33,7 +33,7 @@ class RecordedCheck:
         edits: list[Edit] = []
         added: list[str] = []
         for key, value in (("status", status), ("checked_at", checked_at), ("http_status", http_status)):
-            span = self.spans.get(key)
+            span = self.span_of(key)
             if span is None:
                 if value is not None:
                     added.append(f", {json.dumps(key)}: {json.dumps(value)}")
@@ -45,9 +45,11 @@ class RecordedCheck:
                     return None
                 edits.append(Edit(self.line_offset + member[0], self.line_offset + member[1], ""))
         if added:
-            if self.end < 0:
+            stripped = text.rstrip()
+            if not stripped.endswith("}"):
                 return None
-            edits.append(Edit(self.line_offset + self.end, self.line_offset + self.end, "".join(added)))
+            end = self.line_offset + len(stripped) - 1
+            edits.append(Edit(end, end, "".join(added)))
         return Fix("write what the page answers now into status, http_status and checked_at",
                    tuple(sorted(edits, key=lambda e: e.start)))
 

@@ -295,7 +295,7 @@ class CheckRun:
             except OSError:
                 folder = None
         try:
-            return fetch(engine, tasks, cast(OnlineRequest, request.online), folder)
+            return fetch(engine, tasks, cast("OnlineRequest", request.online), folder)
         except OnlineUnavailable as exc:
             raise RunError(str(exc)) from None
 

@@ -9,8 +9,6 @@ from collections.abc import Iterator
 from pytest_citations.kinds.url_citations.record import Record
 from pytest_citations.online.web_citation import RecordedCheck, WebCitation
 
-_FIELDS = ("status", "checked_at", "http_status")
-
 
 def web_citations(record: Record) -> Iterator[WebCitation]:
     data = record.data
@@ -18,8 +16,5 @@ def web_citations(record: Record) -> Iterator[WebCitation]:
     url = data.get(key)
     if not isinstance(url, str) or not url.strip():
         return
-    spans = {name: span for name in _FIELDS if (span := record.value_span(name)) is not None}
-    stripped = record.text.rstrip()
-    end = len(stripped) - 1 if stripped.endswith("}") else -1
-    recorded = RecordedCheck(data.get("status"), data.get("http_status"), record.offset, spans, end)
+    recorded = RecordedCheck(data.get("status"), data.get("http_status"), record.offset, record.value_span)
     yield WebCitation(url.strip(), record.line, record.col(key), "the record", context=record.text, recorded=recorded)
