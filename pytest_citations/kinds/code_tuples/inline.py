@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 _BRACKET = re.compile(r"(?:(?<![\\\]])|(?<=(?<!\\)\\\\))\[(?P<body>[^\[\]\n]+(?:\n[^\[\]\n]+)?)\](?![(\[])")
 _ENDS_ID = r"\s@,\[\]"  # characters that end an artifact id in a bracket (a class's inside)
 _NOT_IN_ID_CLASS = r"\s()<>\"'`|*?{}\\"  # characters no artifact id holds (see looks_like_path)
-_BODY = re.compile(  # matched against a body without its trailing blanks
+_BODY = re.compile(  # matched against a body without its trailing white space (padding)
     rf"(?P<id>[^{_ENDS_ID}]+)"
     r"(?:@(?P<hash>[^\s,\[\]]*))?"
     r"(?:[ \t]*,\s*(?P<lines>[^\[\]]*))?\Z"
@@ -30,11 +30,13 @@ _BODY = re.compile(  # matched against a body without its trailing blanks
 _NOT_IN_ID = re.compile(f"[{_NOT_IN_ID_CLASS}]")
 _EXTENSION = re.compile(r"[^.]\.[A-Za-z0-9]{0,9}[A-Za-z][A-Za-z0-9]{0,9}\Z|\A\.[A-Za-z0-9_-]*[A-Za-z][A-Za-z0-9_-]*\Z")
 # What makes bracket text a tuple besides a path-like id: a hash (16 hex digits give or take two,
-# or 16 letters and digits: a hash with a typo), or a line part (L42, lines 3-5, l42, L3-L5). A git
-# commit (7 to 12 hex digits abbreviated, 40 or 64 in full) is not a tuple's hash:
-# [pallets/flask@1a2b3c4] is a commit of a repository, as GitHub writes it.
-_HASH_SHAPE = re.compile(r"[0-9A-Fa-f]{14,18}\Z|[0-9A-Za-z]{16}\Z")
-_LINES_SHAPE = re.compile(r"[Ll](?:ines?)?\.?[ \t]*[0-9]")
+# or 16 letters and digits: a hash with a typo), or a line part as the schema writes it (L42,
+# L42-58). A git commit (7 to 12 hex digits abbreviated, 40 or 64 in full) is not a tuple's hash:
+# [pallets/flask@1a2b3c4] is a commit of a repository, as GitHub writes it. Prose names lines in
+# its own words ([Get-Config.ps1, line 42], [src/Parser.cs, l3]); beside a hash, such a line part
+# is a malformed one (R403).
+HASH_SHAPE = re.compile(r"[0-9A-Fa-f]{14,18}\Z|[0-9A-Za-z]{16}\Z")
+LINES_SHAPE = re.compile(r"L[0-9]+(?:-[0-9]+)?\Z")
 
 
 def looks_like_path(artifact_id: str) -> bool:
@@ -67,14 +69,14 @@ def parse_inline(body: str, offset: int = 0) -> InlineMatch | None:
     """The tuple in bracket text ``body`` (without the brackets), or None if it is not one.
 
     ``offset`` is where ``body`` starts in its text. Bracket text is a tuple when it has a tuple's
-    shape (a path-like id, then a hash or a line part: :data:`_HASH_SHAPE`, :data:`_LINES_SHAPE`);
+    shape (a path-like id, then a hash or a line part: :data:`HASH_SHAPE`, :data:`LINES_SHAPE`);
     its other part may then be malformed, for the rules to report.
     """
-    match = _BODY.match(body.rstrip(" \t"))
+    match = _BODY.match(body.rstrip())
     if match is None or not looks_like_path(match.group("id")):
         return None
     hash_text, lines = match.group("hash"), match.group("lines")
-    if not ((hash_text is not None and _HASH_SHAPE.match(hash_text)) or (lines is not None and _LINES_SHAPE.match(lines))):
+    if not ((hash_text is not None and HASH_SHAPE.match(hash_text)) or (lines is not None and LINES_SHAPE.match(lines))):
         return None
     return InlineMatch(
         offset - 1,

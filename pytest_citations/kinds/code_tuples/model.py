@@ -9,9 +9,9 @@
   into the path of a path-only citation, matches ``[1]`` and ``[Paywall]`` and rejects uppercase
   hashes); the intended grammar is parsed instead, and bracket text is a tuple only when it has a
   tuple's shape: an artifact id that looks like a path, then an ``@`` and a hash (hex digits), or a
-  line part that starts with ``L`` and a digit. Any other bracket is prose: ``[N/A]``,
-  ``[docs/guide.md]``, ``[actions/checkout@v4]``, ``CI [0.0pp, 0.0pp]``. Fenced code, code spans,
-  HTML comments and YAML front matter are skipped.
+  line part as the schema writes it (``L88``, ``L42-58``). Any other bracket is prose: ``[N/A]``,
+  ``[docs/guide.md]``, ``[actions/checkout@v4]``, ``CI [0.0pp, 0.0pp]``, ``[Get-Config.ps1, line
+  42]``. Fenced code, code spans, HTML comments and YAML front matter are skipped.
 
 Each tuple is one :class:`Tuple` unit. Its verdict (FRESH, STALE, UN-VERSIONED, MISSING, or a path
 outside the root) is computed once, from the cited file's raw bytes read through ``sources``

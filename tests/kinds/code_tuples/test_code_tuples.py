@@ -130,6 +130,7 @@ SCHEMA_INLINE = regex.compile(
         ("[src/a.py@a8f9c2d4e5f6071g]", ("src/a.py", "a8f9c2d4e5f6071g", None)),  # a typo in a hash
         ("[src/gone.py@0000000000000000," + " " * 500 + "L1]", ("src/gone.py", "0000000000000000", "L1")),
         ("[src/a.py, L1" + " " * 600 + "]", ("src/a.py", None, "L1")),
+        ("[src/a.py, L1" + "\u00a0" * 600 + "]", ("src/a.py", None, "L1")),  # padding of any white space
         # bracketed text of real Markdown that is not a tuple (rjmurillo/ai-agents, leppikallio/pai-opencode)
         ("| Update plan | [N/A] |", None),
         ("[0.25em]", None),
@@ -148,7 +149,20 @@ SCHEMA_INLINE = regex.compile(
         ("[src/a.py, L0]", ("src/a.py", None, "L0")),
         ("[src/a.py, L9-3]", ("src/a.py", None, "L9-3")),
         ("[src/a.py,L3]", ("src/a.py", None, "L3")),
-        ("[src/a.py, lines 3-5]", ("src/a.py", None, "lines 3-5")),
+        # a line part makes the shape only as the schema writes it, L<n> or L<start>-<end>: other ways
+        # of naming lines are prose (session logs, admonitions); beside a hash they are R403
+        ("[src/a.py, lines 3-5]", None),
+        ("- Fixed null check in [Get-Config.ps1, line 42] (was throwing).", None),
+        ("- Reviewed [build/scripts/release.sh, lines 10-20]; OK.", None),
+        ("- Coverage for [src/Parser.cs, l3] improved.", None),
+        ("!!! note \"See [docs/x.md, line 4]\"", None),
+        ("[src/a.py, L3-L5]", None),
+        ("[src/a.py, L3-]", None),
+        ("[docs/cpu.md, L2 cache]", None),
+        ("[src/a.py, L\u0661]", None),  # an Arabic-Indic digit is not a digit of the schema's
+        ("[src/a.py@0123456789abcdef, lines 3-5]", ("src/a.py", "0123456789abcdef", "lines 3-5")),
+        ("[src/a.py@0123456789abcdef, L3-L5]", ("src/a.py", "0123456789abcdef", "L3-L5")),
+        ("[src/a.py@0123456789abcdef, l3]", ("src/a.py", "0123456789abcdef", "l3")),
         ("[/etc/passwd, L1]", ("/etc/passwd", None, "L1")),
         ("[/etc/passwd]", None),
         ("[../x.py, L1]", ("../x.py", None, "L1")),
@@ -503,3 +517,18 @@ def test_other_tools_artifact_ids_are_not_tuples(tmp_path):
         ("out/findings.json", "R406", "MISSING: src/gone2.py does not exist"),  # alone, with a path-like id
         ("out/findings.json", "R406", "MISSING: model-v3 does not exist"),  # under the tuple key: a tuple whatever it holds
     ]
+
+
+def test_line_references_in_prose_are_not_tuples(tmp_path):
+    """A session log names files and lines in its own words; only the schema's ``, L<n>`` (or an
+    ``@hash``) makes a bracket a tuple, so the log is not claimed at all."""
+    _write(tmp_path, {"sessions/2026-03-02.md": (
+        "# Session log\n\n"
+        "- Fixed null check in [Get-Config.ps1, line 42] (was throwing).\n"
+        "- Reviewed [build/scripts/release.sh, lines 10-20]; OK.\n"
+        "- Coverage for [src/Parser.cs, l3] improved.\n"
+        '!!! note "Read [docs/x.md, line 4] first"\n'
+    )})
+    report = Engine.load(tmp_path).check([tmp_path])
+    assert (report.files, report.diagnostics) == ([], [])
+
