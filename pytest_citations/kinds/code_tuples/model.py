@@ -1,8 +1,9 @@
 """code tuples: ``{artifact_id, content_hash, lines}`` citations of repository files
 (rlm-citation-tuple.schema.json), in JSON, JSONL and inline in Markdown.
 
-- JSON: the whole document is read once; every object that has an ``artifact_id`` key, and every
-  object under one of the ``tuple-keys`` (default ``citations``), at any depth, is a tuple.
+- JSON: the whole document is read once; every object of a tuple's shape (the schema's keys alone,
+  each of a tuple's form: :func:`~pytest_citations.kinds.code_tuples.json_tuples.has_tuple_shape`),
+  and every object under one of the ``tuple-keys`` (default ``citations``), at any depth, is a tuple.
 - JSONL: one JSON document per line, searched the same way; a bad line is R401 and the rest is read.
 - Markdown: the inline form ``[artifact_id@content_hash, L42-58]``, ``[artifact_id@content_hash]``
   and ``[artifact_id, L88]``. The schema's ``x-inline-form`` regex is not used (it puts ``, L88``
@@ -40,8 +41,8 @@ from pytest_citations.kinds import Reported
 # the run-wide index git.head (R408's history lookups consult it), declared beside the history it
 # serves and held here, where pytest_citations.builtins finds a kind package's indexes
 from pytest_citations.kinds.code_tuples.history import head_commit as head_commit
-from pytest_citations.kinds.code_tuples.inline import find_inline, looks_like_path
-from pytest_citations.kinds.code_tuples.json_tuples import find_json_tuples
+from pytest_citations.kinds.code_tuples.inline import find_inline
+from pytest_citations.kinds.code_tuples.json_tuples import find_json_tuples, head_holds_tuples
 from pytest_citations.kinds.code_tuples.parse_rules import invalid_json
 from pytest_citations.rules import Finding, Option
 
@@ -123,13 +124,6 @@ def _line_number(digits: str) -> int:
 # -- the kind ---------------------------------------------------------------------------------------
 
 
-# A JSON head that holds a tuple: an artifact id that looks like a path, or one with a hash, a line
-# range or a citations list (the default tuple key) somewhere beside it; "artifact_id": "model-v3"
-# alone is another tool's key.
-_JSON_SNIFF = re.compile(r'"artifact_id"\s*:\s*"(?P<id>[^"\\]{0,300})"')
-_JSON_SNIFF_BESIDE = re.compile(r'"(?:content_hash|lines|citations)"\s*:')
-
-
 class CodeTuples:
     name = "code-tuples"
     description = "code citation tuples {artifact_id, content_hash, lines} in JSON, JSONL and Markdown"
@@ -151,10 +145,8 @@ class CodeTuples:
 
     def sniff(self, head: str) -> bool:
         # JSON and Markdown share the sniff: the engine gives it the head only, not the name
-        if head.lstrip("\ufeff \t\r\n")[:1] in ("{", "["):
-            ids = [found.group("id") for found in _JSON_SNIFF.finditer(head)]
-            if ids and (_JSON_SNIFF_BESIDE.search(head) or any(looks_like_path(value) for value in ids)):
-                return True
+        if head.lstrip("\ufeff \t\r\n")[:1] in ("{", "[") and head_holds_tuples(head):
+            return True
         return any(True for _ in find_inline(head))
 
     def units(self, ctx) -> Iterator[Tuple | Reported]:

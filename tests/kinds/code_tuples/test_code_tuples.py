@@ -221,6 +221,11 @@ def test_sniff_claims_tuples_only():
     assert not KIND.sniff('{"properties": {"artifact_id": {"type": "string"}}}')
     assert KIND.sniff("# Notes\n\nSee [src/a.py, L3].\n")
     assert not KIND.sniff("# Notes\n\nSee [1] and [Paywall] and `[src/a.py, L3]`.\n")
+    assert KIND.sniff('[{"artifact_id": "model-v3", "lines": "L7"}]')  # a tuple's shape, whatever the id
+    assert KIND.sniff('[{"artifact_id": "src/a.py", "lines": L7}]')  # not JSON: claimed, for R401
+    assert KIND.sniff('{"findings": [{"artifact_id": "src/a.py",   ')  # cut by the head's end
+    assert not KIND.sniff('{"runs": [{"artifact_id": "runs/12/model", "metrics": {"acc": 0.9}}]}')
+    assert not KIND.sniff('{"findings": [{"artifact_id": "model-v3",   ')
 
 
 # -- building repositories ---------------------------------------------------------------------------
@@ -532,3 +537,51 @@ def test_line_references_in_prose_are_not_tuples(tmp_path):
     report = Engine.load(tmp_path).check([tmp_path])
     assert (report.files, report.diagnostics) == ([], [])
 
+
+ARTIFACT_MANIFESTS = {
+    "release/artifacts.json": '{"build": 412, "artifacts": [\n  {"artifact_id": "dist/app-1.4.2.tar.gz", "content_hash": '
+                              '"sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", "size": 10240}]}\n',
+    "release/registry.jsonl": '{"artifact_id": "models/resnet50.onnx", "content_hash": "b3f1c2", "stage": "prod"}\n',
+    # the schema's keys alone, but a hash of another tool's form: a full sha256, a short digest
+    "release/checksums.json": '[{"artifact_id": "dist/app-1.4.2.tar.gz", "content_hash": "sha256:9f86d081884c7d65"},'
+                              ' {"artifact_id": "dist/app.whl", "content_hash": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b'
+                              '0b822cd15d6c15b0f00a08"}]\n',
+    # a line count, not a line range
+    "stats/sizes.jsonl": '{"artifact_id": "src/app.py", "lines": 120}\n',
+}
+
+
+def test_artifact_manifests_are_not_tuples(tmp_path):
+    """Build and model artifact manifests use ``artifact_id`` and ``content_hash`` for their own
+    records: an object is a tuple outside a tuple key only with the schema's keys and nothing else,
+    each of a tuple's form, so neither the records nor the files are claimed."""
+    _write(tmp_path, ARTIFACT_MANIFESTS)
+    report = Engine.load(tmp_path).check([tmp_path])
+    assert (report.files, report.diagnostics) == ([], [])
+    assert not any(KIND.sniff(text) for text in ARTIFACT_MANIFESTS.values())
+
+
+def test_tuples_of_the_schema_s_shape_are_found_outside_a_tuple_key(tmp_path):
+    """The other side of the manifests above: an object of the schema's keys whose parts have a
+    tuple's form is a tuple wherever it is, and a near miss of that form is still reported."""
+    _write(tmp_path, {"out/review.json": json.dumps({"findings": [
+        {"artifact_id": "src/gone.py", "content_hash": "0123456789abcdef"},
+        {"artifact_id": "src/gone2.py", "content_hash": "0123456789ABCDEF", "lines": "L3"},
+        {"artifact_id": "src/gone3.py", "content_hash": "0123456789abcde", "lines": "L1-2"},
+        {"artifact_id": "model-v3", "lines": "L7"},
+    ]})})
+    report = Engine.load(tmp_path).check([tmp_path])
+    assert report.files == ["out/review.json"]
+    assert [(d.code, d.message) for d in report.diagnostics] == [
+        ("R406", "MISSING: src/gone.py does not exist"),
+        ("R406", "MISSING: src/gone2.py does not exist"),
+        ("R404", "content_hash '0123456789ABCDEF' must be lowercase: '0123456789abcdef'"),
+        ("R406", "MISSING: src/gone3.py does not exist"),
+        ("R402", "findings[2]: content_hash '0123456789abcde' is not 16 lowercase hex digits"),
+        ("R406", "MISSING: model-v3 does not exist"),
+    ]
+
+
+def test_a_json_tuple_padded_past_the_head_is_claimed(tmp_path):
+    _write(tmp_path, {"out/f.json": '[{"artifact_id": "src/gone.py",' + " " * 70_000 + '"lines": "L1"}]\n'})
+    assert [(d.path, d.code) for d in _check(tmp_path)] == [("out/f.json", "R406")]
