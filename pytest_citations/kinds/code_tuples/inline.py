@@ -98,6 +98,14 @@ _MAY_HOLD_INLINE = re.compile(rf"\[[^{_ENDS_ID}{_NOT_IN_ID_CLASS}]*[./]")
 
 
 _BLANKS = cast("AlwaysMatches", re.compile(r"[^\S\n]*"))
+# A bracket's opening as _BRACKET takes one (not escaped, not the second half of a reference link),
+# and the start of a line part as the schema writes it, cut anywhere (L, L4, L42-, L42-5).
+_OPENING = re.compile(r"(?:(?<![\\\]])|(?<=(?<!\\)\\\\))\[")
+_LINES_START = re.compile(r"L(?:[0-9]+(?:-[0-9]*)?)?\Z")
+# What the rest of the file may close into something the prose blanks (an HTML comment, a code span,
+# raw HTML), so that the bracket's text after it is padding: from its start to the head's end. No
+# artifact id holds one of these characters.
+_HIDDEN_ONCE_CLOSED = re.compile(r"[<`].*", re.DOTALL)
 
 
 def find_inline(text: str) -> Iterator[InlineMatch]:
@@ -122,3 +130,38 @@ def _scan_inline(text: str) -> Iterator[InlineMatch]:
         found = parse_inline(bracket.group("body"), bracket.start("body"))
         if found is not None:
             yield found
+
+
+def ends_inside_a_tuple(head: str) -> bool:
+    """Whether Markdown ``head``, the start of a longer file, ends inside a bracket that the rest of
+    the file may close as a tuple: its end cuts the bracket's artifact id, or the bracket so far
+    is a path-like id, then a hash, padding or a line part as the schema writes it (begun or not).
+    Padding is invisible once rendered, and a tuple padded past the head is a tuple all the same.
+
+    Linear in the head, and the prose is blanked only when one of its last two lines holds a
+    ``[`` (a bracket holds one line end at most)."""
+    last_line = head.rfind("\n")
+    if "[" not in head[head.rfind("\n", 0, max(last_line, 0)) + 1 :]:
+        return False
+    prose = markdown_text.prose(head)
+    start = prose.rfind("[")
+    if start == -1 or _OPENING.match(prose, start) is None:
+        return False
+    body = prose[start + 1 :].removesuffix("\ufffd")  # a character cut by the head's end
+    if "]" in body or body.count("\n") > 1 or body.startswith("\n"):
+        return False
+    if not body:
+        return True  # the head ends at the bracket's opening
+    body = _HIDDEN_ONCE_CLOSED.sub(" ", body, count=1)
+    match = _BODY.match(body.rstrip())
+    if match is None:
+        return False
+    artifact_id, hash_text, lines = match.group("id"), match.group("hash"), match.group("lines")
+    padded = body != body.rstrip()
+    if hash_text is None and lines is None and not padded:
+        return _NOT_IN_ID.search(artifact_id) is None  # the head ends in the artifact id
+    if not looks_like_path(artifact_id):
+        return False
+    if hash_text is not None or not lines:
+        return True
+    return (LINES_SHAPE if padded else _LINES_START).match(lines) is not None

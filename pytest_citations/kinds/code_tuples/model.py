@@ -12,7 +12,8 @@
   tuple's shape: an artifact id that looks like a path, then an ``@`` and a hash (hex digits), or a
   line part as the schema writes it (``L88``, ``L42-58``). Any other bracket is prose: ``[N/A]``,
   ``[docs/guide.md]``, ``[actions/checkout@v4]``, ``CI [0.0pp, 0.0pp]``, ``[Get-Config.ps1, line
-  42]``. Fenced code, code spans, HTML comments and YAML front matter are skipped.
+  42]``. Fenced code, code spans, HTML comments and YAML front matter are skipped. A file whose
+  head ends inside a bracket that may still be a tuple (padded past the head) is claimed too.
 
 Each tuple is one :class:`Tuple` unit. Its verdict (FRESH, STALE, UN-VERSIONED, MISSING, or a path
 outside the root) is computed once, from the cited file's raw bytes read through ``sources``
@@ -36,12 +37,13 @@ from typing import Any
 from pytest_citations.core import git_history, jsonlines
 from pytest_citations.core.json_positions import plain, scan_json
 from pytest_citations.core.suppressions import markdown_directives
+from pytest_citations.discovery import SNIFF_BYTES
 from pytest_citations.kinds import Reported
 
 # the run-wide index git.head (R408's history lookups consult it), declared beside the history it
 # serves and held here, where pytest_citations.builtins finds a kind package's indexes
 from pytest_citations.kinds.code_tuples.history import head_commit as head_commit
-from pytest_citations.kinds.code_tuples.inline import find_inline
+from pytest_citations.kinds.code_tuples.inline import ends_inside_a_tuple, find_inline
 from pytest_citations.kinds.code_tuples.json_tuples import find_json_tuples, head_holds_tuples
 from pytest_citations.kinds.code_tuples.parse_rules import invalid_json
 from pytest_citations.rules import Finding, Option
@@ -124,6 +126,15 @@ def _line_number(digits: str) -> int:
 # -- the kind ---------------------------------------------------------------------------------------
 
 
+def _fills_window(head: str) -> bool:
+    """Whether ``head`` may be only the start of its file: it fills the engine's sniff window
+    (``SNIFF_BYTES`` of UTF-8, its last character perhaps cut and replaced by U+FFFD). A character
+    takes at most four bytes, so a head of under a quarter of the window is never encoded."""
+    if len(head) >= SNIFF_BYTES:
+        return True
+    return len(head) * 4 >= SNIFF_BYTES - 3 and len(head.encode("utf-8", "surrogatepass")) >= SNIFF_BYTES - 3
+
+
 class CodeTuples:
     name = "code-tuples"
     description = "code citation tuples {artifact_id, content_hash, lines} in JSON, JSONL and Markdown"
@@ -147,7 +158,7 @@ class CodeTuples:
         # JSON and Markdown share the sniff: the engine gives it the head only, not the name
         if head.lstrip("\ufeff \t\r\n")[:1] in ("{", "[") and head_holds_tuples(head):
             return True
-        return any(True for _ in find_inline(head))
+        return any(True for _ in find_inline(head)) or (_fills_window(head) and ends_inside_a_tuple(head))
 
     def units(self, ctx) -> Iterator[Tuple | Reported]:
         rel = ctx.rel.lower()

@@ -585,3 +585,67 @@ def test_tuples_of_the_schema_s_shape_are_found_outside_a_tuple_key(tmp_path):
 def test_a_json_tuple_padded_past_the_head_is_claimed(tmp_path):
     _write(tmp_path, {"out/f.json": '[{"artifact_id": "src/gone.py",' + " " * 70_000 + '"lines": "L1"}]\n'})
     assert [(d.path, d.code) for d in _check(tmp_path)] == [("out/f.json", "R406")]
+
+
+PAD = 70_000  # past the head of 64 KiB that decides the claim
+
+
+@pytest.mark.parametrize("bracket", [
+    "[src/gone.py@0000000000000000," + " " * PAD + "L1]",
+    "[src/gone.py@0000000000000000," + "\t" * PAD + "L1]",
+    "[src/gone.py@0000000000000000," + "\u00a0" * (PAD // 2) + "L1]",
+    "[src/gone.py@0000000000000000,\n" + " " * PAD + "L1]",
+    "[src/gone.py@0000000000000000," + " " * 300_000 + "L1]",
+    "[src/gone.py," + " " * PAD + "L1]",
+    "[src/gone.py" + " " * PAD + ", L1]",
+    "[src/gone.py@0000000000000000" + " " * PAD + "]",
+    "[src/gone.py, L1" + " " * PAD + "]",
+    "[src/gone.py,<!--" + "x" * PAD + "-->L1]",  # the prose blanks a comment, a code span, raw code
+    "[src/gone.py, `" + " " * PAD + "`L1]",
+    "[src/gone.py, <code>" + " " * PAD + "</code>L1]",
+], ids=["spaces", "tabs", "nbsp", "line-end-then-spaces", "spaces-past-four-windows", "no-hash", "before-the-comma",
+        "after-the-hash", "after-the-lines", "html-comment", "code-span", "code-element"])
+def test_padding_of_any_length_does_not_hide_a_tuple(tmp_path, bracket):
+    """The head that decides the claim ends inside the padded bracket: the bracket may still be a
+    tuple, so the file is claimed and read whole."""
+    _write(tmp_path, {"pad.md": "# Notes\n\nX " + bracket + ".\n"})
+    assert [(d.path, d.line, d.col, d.code) for d in _check(tmp_path)] == [("pad.md", 3, 4, "R406")]
+
+
+@pytest.mark.parametrize("cut", [1, 3, 9, 12, 20, 29, 30, 35, 41])
+def test_a_tuple_cut_anywhere_by_the_sniff_window_is_claimed(tmp_path, cut):
+    """Wherever the window's end falls in a padded tuple (in its id, its hash, after its comma, in
+    its padding, in its line part), the file is claimed."""
+    from pytest_citations.discovery import SNIFF_BYTES
+
+    filler = "word " * (SNIFF_BYTES // 5) + "\n\n"
+    before = filler[: SNIFF_BYTES - cut]
+    text = before + "[src/gone.py@0000000000000000," + " " * 10 + "L1]\n"
+    _write(tmp_path, {"pad.md": text})
+    assert [(d.path, d.code) for d in _check(tmp_path)] == [("pad.md", "R406")]
+
+
+@pytest.mark.parametrize("tail", [
+    "[1" + " " * 70_000 + "]", "[see below" + " " * 70_000 + "]", "[Paywall" + "\t" * 70_000 + "]",
+    "[src/a.py, lines" + " " * 70_000 + "3-5]", "[src/a.py, L2 cache" + " " * 70_000 + "]", "[src/a.py]" + " " * 70_000,
+    "[src/a.py, L1-" + " " * 70_000 + "5]",
+    "```\n[src/a.py@0000000000000000," + " " * 70_000, "[src/a.py,\n\n" + " " * 70_000 + "L1]",
+])
+def test_a_long_file_whose_head_ends_in_prose_is_not_claimed(tmp_path, tail):
+    """A bracket the head's end cuts is claimed only when it may still be a tuple."""
+    _write(tmp_path, {"long.md": "# Notes\n\n" + tail + "\n"})
+    report = Engine.load(tmp_path).check([tmp_path])
+    assert (report.files, report.diagnostics) == ([], [])
+
+
+@pytest.mark.parametrize("head", [
+    "[" * 65_536, "[a" * 32_768, "x\n" * 32_767 + "[a", ("[src/a.py@" + " " * 500 + "\n") * 128,
+    "`" * 65_535 + "[", "<!--" * 16_383 + "[src/a.py,", "[src/a.py, " + "L1-" * 21_841,
+], ids=["brackets", "bracket-letter", "lines", "open-tuples", "backticks", "comments", "line-parts"])
+def test_the_sniff_of_a_long_markdown_head_is_linear(head):
+    """Whether a head ends inside a tuple is worked out in one pass over it, whatever it holds."""
+    import time
+
+    started = time.perf_counter()
+    KIND.sniff(head)
+    assert time.perf_counter() - started < 1.0
