@@ -45,6 +45,12 @@ def has_tuple_shape(fields: Mapping[str, Any]) -> bool:
     return len(fields) > 1 or looks_like_path(artifact_id)
 
 
+def _fields(members: dict[str, tuple[int, Node]]) -> dict[str, Any]:
+    """An object's members as :func:`has_tuple_shape` weighs them: key -> value (an object or
+    array as its members, which no part of a tuple's form is)."""
+    return {key: child.value for key, (_, child) in members.items()}
+
+
 def _has_form(value: Any, form: re.Pattern[str]) -> bool:
     return isinstance(value, str) and form.match(value) is not None
 
@@ -93,7 +99,7 @@ def find_json_tuples(root: Node, tuple_keys: tuple[str, ...]) -> Iterator[tuple[
         node, path, under_key = stack.pop()
         value = node.value
         if isinstance(value, dict):
-            if under_key or ("artifact_id" in value and has_tuple_shape({key: child.value for key, (_, child) in value.items()})):
+            if under_key or ("artifact_id" in value and has_tuple_shape(_fields(value))):
                 found.append((path, node))  # (a JSON Schema's "properties": {"artifact_id": {...}} is not one)
                 continue
             for key, (_, child) in value.items():
