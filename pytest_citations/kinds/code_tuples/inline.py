@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 _BRACKET = re.compile(r"(?:(?<![\\\]])|(?<=(?<!\\)\\\\))\[(?P<body>[^\[\]\n]+(?:\n[^\[\]\n]+)?)\](?![(\[])")
 _ENDS_ID = r"\s@,\[\]"  # characters that end an artifact id in a bracket (a class's inside)
 _NOT_IN_ID_CLASS = r"\s()<>\"'`|*?{}\\"  # characters no artifact id holds (see looks_like_path)
-_BODY = re.compile(  # matched against a body without its trailing blanks
+_BODY = re.compile(  # matched against a body without its trailing white space (padding)
     rf"(?P<id>[^{_ENDS_ID}]+)"
     r"(?:@(?P<hash>[^\s,\[\]]*))?"
     r"(?:[ \t]*,\s*(?P<lines>[^\[\]]*))?\Z"
@@ -30,11 +30,13 @@ _BODY = re.compile(  # matched against a body without its trailing blanks
 _NOT_IN_ID = re.compile(f"[{_NOT_IN_ID_CLASS}]")
 _EXTENSION = re.compile(r"[^.]\.[A-Za-z0-9]{0,9}[A-Za-z][A-Za-z0-9]{0,9}\Z|\A\.[A-Za-z0-9_-]*[A-Za-z][A-Za-z0-9_-]*\Z")
 # What makes bracket text a tuple besides a path-like id: a hash (16 hex digits give or take two,
-# or 16 letters and digits: a hash with a typo), or a line part (L42, lines 3-5, l42, L3-L5). A git
-# commit (7 to 12 hex digits abbreviated, 40 or 64 in full) is not a tuple's hash:
-# [pallets/flask@1a2b3c4] is a commit of a repository, as GitHub writes it.
-_HASH_SHAPE = re.compile(r"[0-9A-Fa-f]{14,18}\Z|[0-9A-Za-z]{16}\Z")
-_LINES_SHAPE = re.compile(r"[Ll](?:ines?)?\.?[ \t]*[0-9]")
+# or 16 letters and digits: a hash with a typo), or a line part as the schema writes it (L42,
+# L42-58). A git commit (7 to 12 hex digits abbreviated, 40 or 64 in full) is not a tuple's hash:
+# [pallets/flask@1a2b3c4] is a commit of a repository, as GitHub writes it. Prose names lines in
+# its own words ([Get-Config.ps1, line 42], [src/Parser.cs, l3]); beside a hash, such a line part
+# is a malformed one (R403).
+HASH_SHAPE = re.compile(r"[0-9A-Fa-f]{14,18}\Z|[0-9A-Za-z]{16}\Z")
+LINES_SHAPE = re.compile(r"L[0-9]+(?:-[0-9]+)?\Z")
 
 
 def looks_like_path(artifact_id: str) -> bool:
@@ -67,14 +69,14 @@ def parse_inline(body: str, offset: int = 0) -> InlineMatch | None:
     """The tuple in bracket text ``body`` (without the brackets), or None if it is not one.
 
     ``offset`` is where ``body`` starts in its text. Bracket text is a tuple when it has a tuple's
-    shape (a path-like id, then a hash or a line part: :data:`_HASH_SHAPE`, :data:`_LINES_SHAPE`);
+    shape (a path-like id, then a hash or a line part: :data:`HASH_SHAPE`, :data:`LINES_SHAPE`);
     its other part may then be malformed, for the rules to report.
     """
-    match = _BODY.match(body.rstrip(" \t"))
+    match = _BODY.match(body.rstrip())
     if match is None or not looks_like_path(match.group("id")):
         return None
     hash_text, lines = match.group("hash"), match.group("lines")
-    if not ((hash_text is not None and _HASH_SHAPE.match(hash_text)) or (lines is not None and _LINES_SHAPE.match(lines))):
+    if not ((hash_text is not None and HASH_SHAPE.match(hash_text)) or (lines is not None and LINES_SHAPE.match(lines))):
         return None
     return InlineMatch(
         offset - 1,
@@ -96,6 +98,14 @@ _MAY_HOLD_INLINE = re.compile(rf"\[[^{_ENDS_ID}{_NOT_IN_ID_CLASS}]*[./]")
 
 
 _BLANKS = cast("AlwaysMatches", re.compile(r"[^\S\n]*"))
+# A bracket's opening as _BRACKET takes one (not escaped, not the second half of a reference link),
+# and the start of a line part as the schema writes it, cut anywhere (L, L4, L42-, L42-5).
+_OPENING = re.compile(r"(?:(?<![\\\]])|(?<=(?<!\\)\\\\))\[")
+_LINES_START = re.compile(r"L(?:[0-9]+(?:-[0-9]*)?)?\Z")
+# What the rest of the file may close into something the prose blanks (an HTML comment, a code span,
+# raw HTML), so that the bracket's text after it is padding: from its start to the head's end. No
+# artifact id holds one of these characters.
+_HIDDEN_ONCE_CLOSED = re.compile(r"[<`].*", re.DOTALL)
 
 
 def find_inline(text: str) -> Iterator[InlineMatch]:
@@ -120,3 +130,38 @@ def _scan_inline(text: str) -> Iterator[InlineMatch]:
         found = parse_inline(bracket.group("body"), bracket.start("body"))
         if found is not None:
             yield found
+
+
+def ends_inside_a_tuple(head: str) -> bool:
+    """Whether Markdown ``head``, the start of a longer file, ends inside a bracket that the rest of
+    the file may close as a tuple: its end cuts the bracket's artifact id, or the bracket so far
+    is a path-like id, then a hash, padding or a line part as the schema writes it (begun or not).
+    Padding is invisible once rendered, and a tuple padded past the head is a tuple all the same.
+
+    Linear in the head, and the prose is blanked only when one of its last two lines holds a
+    ``[`` (a bracket holds one line end at most)."""
+    last_line = head.rfind("\n")
+    if "[" not in head[head.rfind("\n", 0, max(last_line, 0)) + 1 :]:
+        return False
+    prose = markdown_text.prose(head)
+    start = prose.rfind("[")
+    if start == -1 or _OPENING.match(prose, start) is None:
+        return False
+    body = prose[start + 1 :].removesuffix("\ufffd")  # a character cut by the head's end
+    if "]" in body or body.count("\n") > 1 or body.startswith("\n"):
+        return False
+    if not body:
+        return True  # the head ends at the bracket's opening
+    body = _HIDDEN_ONCE_CLOSED.sub(" ", body, count=1)
+    match = _BODY.match(body.rstrip())
+    if match is None:
+        return False
+    artifact_id, hash_text, lines = match.group("id"), match.group("hash"), match.group("lines")
+    padded = body != body.rstrip()
+    if hash_text is None and lines is None and not padded:
+        return _NOT_IN_ID.search(artifact_id) is None  # the head ends in the artifact id
+    if not looks_like_path(artifact_id):
+        return False
+    if hash_text is not None or not lines:
+        return True
+    return (LINES_SHAPE if padded else _LINES_START).match(lines) is not None

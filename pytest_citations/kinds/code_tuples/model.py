@@ -1,17 +1,19 @@
 """code tuples: ``{artifact_id, content_hash, lines}`` citations of repository files
 (rlm-citation-tuple.schema.json), in JSON, JSONL and inline in Markdown.
 
-- JSON: the whole document is read once; every object that has an ``artifact_id`` key, and every
-  object under one of the ``tuple-keys`` (default ``citations``), at any depth, is a tuple.
+- JSON: the whole document is read once; every object of a tuple's shape (the schema's keys alone,
+  each of a tuple's form: :func:`~pytest_citations.kinds.code_tuples.json_tuples.has_tuple_shape`),
+  and every object under one of the ``tuple-keys`` (default ``citations``), at any depth, is a tuple.
 - JSONL: one JSON document per line, searched the same way; a bad line is R401 and the rest is read.
 - Markdown: the inline form ``[artifact_id@content_hash, L42-58]``, ``[artifact_id@content_hash]``
   and ``[artifact_id, L88]``. The schema's ``x-inline-form`` regex is not used (it puts ``, L88``
   into the path of a path-only citation, matches ``[1]`` and ``[Paywall]`` and rejects uppercase
   hashes); the intended grammar is parsed instead, and bracket text is a tuple only when it has a
   tuple's shape: an artifact id that looks like a path, then an ``@`` and a hash (hex digits), or a
-  line part that starts with ``L`` and a digit. Any other bracket is prose: ``[N/A]``,
-  ``[docs/guide.md]``, ``[actions/checkout@v4]``, ``CI [0.0pp, 0.0pp]``. Fenced code, code spans,
-  HTML comments and YAML front matter are skipped.
+  line part as the schema writes it (``L88``, ``L42-58``). Any other bracket is prose: ``[N/A]``,
+  ``[docs/guide.md]``, ``[actions/checkout@v4]``, ``CI [0.0pp, 0.0pp]``, ``[Get-Config.ps1, line
+  42]``. Fenced code, code spans, HTML comments and YAML front matter are skipped. A file whose
+  head ends inside a bracket that may still be a tuple (padded past the head) is claimed too.
 
 Each tuple is one :class:`Tuple` unit. Its verdict (FRESH, STALE, UN-VERSIONED, MISSING, or a path
 outside the root) is computed once, from the cited file's raw bytes read through ``sources``
@@ -35,13 +37,14 @@ from typing import Any
 from pytest_citations.core import git_history, jsonlines
 from pytest_citations.core.json_positions import plain, scan_json
 from pytest_citations.core.suppressions import markdown_directives
+from pytest_citations.discovery import SNIFF_BYTES
 from pytest_citations.kinds import Reported
 
 # the run-wide index git.head (R408's history lookups consult it), declared beside the history it
 # serves and held here, where pytest_citations.builtins finds a kind package's indexes
 from pytest_citations.kinds.code_tuples.history import head_commit as head_commit
-from pytest_citations.kinds.code_tuples.inline import find_inline, looks_like_path
-from pytest_citations.kinds.code_tuples.json_tuples import find_json_tuples
+from pytest_citations.kinds.code_tuples.inline import ends_inside_a_tuple, find_inline
+from pytest_citations.kinds.code_tuples.json_tuples import find_json_tuples, head_holds_tuples
 from pytest_citations.kinds.code_tuples.parse_rules import invalid_json
 from pytest_citations.rules import Finding, Option
 
@@ -123,11 +126,13 @@ def _line_number(digits: str) -> int:
 # -- the kind ---------------------------------------------------------------------------------------
 
 
-# A JSON head that holds a tuple: an artifact id that looks like a path, or one with a hash, a line
-# range or a citations list (the default tuple key) somewhere beside it; "artifact_id": "model-v3"
-# alone is another tool's key.
-_JSON_SNIFF = re.compile(r'"artifact_id"\s*:\s*"(?P<id>[^"\\]{0,300})"')
-_JSON_SNIFF_BESIDE = re.compile(r'"(?:content_hash|lines|citations)"\s*:')
+def _fills_window(head: str) -> bool:
+    """Whether ``head`` may be only the start of its file: it fills the engine's sniff window
+    (``SNIFF_BYTES`` of UTF-8, its last character perhaps cut and replaced by U+FFFD). A character
+    takes at most four bytes, so a head of under a quarter of the window is never encoded."""
+    if len(head) >= SNIFF_BYTES:
+        return True
+    return len(head) * 4 >= SNIFF_BYTES - 3 and len(head.encode("utf-8", "surrogatepass")) >= SNIFF_BYTES - 3
 
 
 class CodeTuples:
@@ -151,11 +156,9 @@ class CodeTuples:
 
     def sniff(self, head: str) -> bool:
         # JSON and Markdown share the sniff: the engine gives it the head only, not the name
-        if head.lstrip("\ufeff \t\r\n")[:1] in ("{", "["):
-            ids = [found.group("id") for found in _JSON_SNIFF.finditer(head)]
-            if ids and (_JSON_SNIFF_BESIDE.search(head) or any(looks_like_path(value) for value in ids)):
-                return True
-        return any(True for _ in find_inline(head))
+        if head.lstrip("\ufeff \t\r\n")[:1] in ("{", "[") and head_holds_tuples(head):
+            return True
+        return any(True for _ in find_inline(head)) or (_fills_window(head) and ends_inside_a_tuple(head))
 
     def units(self, ctx) -> Iterator[Tuple | Reported]:
         rel = ctx.rel.lower()

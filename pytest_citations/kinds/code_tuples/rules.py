@@ -125,9 +125,9 @@ def malformed_inline_tuple(item: Tuple, ctx: RuleContext):
     """
     ## What it does
     Reports an inline Markdown tuple that is clearly meant as one (a path-like artifact id with
-    an `@hash` or a line part) but does not follow the grammar
+    an `@hash`, or with a line part `L<n>` or `L<start>-<end>`) but does not follow the grammar
     `[artifact_id@content_hash, L<start>-<end>]`: a hash that is not 16 hex digits (such as a
-    15-digit one), or a line part such as `L3-L5`, `lines 3-5` or `l42`.
+    15-digit one), or, beside a hash, a line part such as `L3-L5`, `lines 3-5` or `l42`.
 
     ## Why is this bad?
     A malformed tuple is silently skipped by verifiers that match the strict form, so a claim

@@ -130,6 +130,7 @@ SCHEMA_INLINE = regex.compile(
         ("[src/a.py@a8f9c2d4e5f6071g]", ("src/a.py", "a8f9c2d4e5f6071g", None)),  # a typo in a hash
         ("[src/gone.py@0000000000000000," + " " * 500 + "L1]", ("src/gone.py", "0000000000000000", "L1")),
         ("[src/a.py, L1" + " " * 600 + "]", ("src/a.py", None, "L1")),
+        ("[src/a.py, L1" + "\u00a0" * 600 + "]", ("src/a.py", None, "L1")),  # padding of any white space
         # bracketed text of real Markdown that is not a tuple (rjmurillo/ai-agents, leppikallio/pai-opencode)
         ("| Update plan | [N/A] |", None),
         ("[0.25em]", None),
@@ -148,7 +149,20 @@ SCHEMA_INLINE = regex.compile(
         ("[src/a.py, L0]", ("src/a.py", None, "L0")),
         ("[src/a.py, L9-3]", ("src/a.py", None, "L9-3")),
         ("[src/a.py,L3]", ("src/a.py", None, "L3")),
-        ("[src/a.py, lines 3-5]", ("src/a.py", None, "lines 3-5")),
+        # a line part makes the shape only as the schema writes it, L<n> or L<start>-<end>: other ways
+        # of naming lines are prose (session logs, admonitions); beside a hash they are R403
+        ("[src/a.py, lines 3-5]", None),
+        ("- Fixed null check in [Get-Config.ps1, line 42] (was throwing).", None),
+        ("- Reviewed [build/scripts/release.sh, lines 10-20]; OK.", None),
+        ("- Coverage for [src/Parser.cs, l3] improved.", None),
+        ("!!! note \"See [docs/x.md, line 4]\"", None),
+        ("[src/a.py, L3-L5]", None),
+        ("[src/a.py, L3-]", None),
+        ("[docs/cpu.md, L2 cache]", None),
+        ("[src/a.py, L\u0661]", None),  # an Arabic-Indic digit is not a digit of the schema's
+        ("[src/a.py@0123456789abcdef, lines 3-5]", ("src/a.py", "0123456789abcdef", "lines 3-5")),
+        ("[src/a.py@0123456789abcdef, L3-L5]", ("src/a.py", "0123456789abcdef", "L3-L5")),
+        ("[src/a.py@0123456789abcdef, l3]", ("src/a.py", "0123456789abcdef", "l3")),
         ("[/etc/passwd, L1]", ("/etc/passwd", None, "L1")),
         ("[/etc/passwd]", None),
         ("[../x.py, L1]", ("../x.py", None, "L1")),
@@ -207,6 +221,11 @@ def test_sniff_claims_tuples_only():
     assert not KIND.sniff('{"properties": {"artifact_id": {"type": "string"}}}')
     assert KIND.sniff("# Notes\n\nSee [src/a.py, L3].\n")
     assert not KIND.sniff("# Notes\n\nSee [1] and [Paywall] and `[src/a.py, L3]`.\n")
+    assert KIND.sniff('[{"artifact_id": "model-v3", "lines": "L7"}]')  # a tuple's shape, whatever the id
+    assert KIND.sniff('[{"artifact_id": "src/a.py", "lines": L7}]')  # not JSON: claimed, for R401
+    assert KIND.sniff('{"findings": [{"artifact_id": "src/a.py",   ')  # cut by the head's end
+    assert not KIND.sniff('{"runs": [{"artifact_id": "runs/12/model", "metrics": {"acc": 0.9}}]}')
+    assert not KIND.sniff('{"findings": [{"artifact_id": "model-v3",   ')
 
 
 # -- building repositories ---------------------------------------------------------------------------
@@ -503,3 +522,130 @@ def test_other_tools_artifact_ids_are_not_tuples(tmp_path):
         ("out/findings.json", "R406", "MISSING: src/gone2.py does not exist"),  # alone, with a path-like id
         ("out/findings.json", "R406", "MISSING: model-v3 does not exist"),  # under the tuple key: a tuple whatever it holds
     ]
+
+
+def test_line_references_in_prose_are_not_tuples(tmp_path):
+    """A session log names files and lines in its own words; only the schema's ``, L<n>`` (or an
+    ``@hash``) makes a bracket a tuple, so the log is not claimed at all."""
+    _write(tmp_path, {"sessions/2026-03-02.md": (
+        "# Session log\n\n"
+        "- Fixed null check in [Get-Config.ps1, line 42] (was throwing).\n"
+        "- Reviewed [build/scripts/release.sh, lines 10-20]; OK.\n"
+        "- Coverage for [src/Parser.cs, l3] improved.\n"
+        '!!! note "Read [docs/x.md, line 4] first"\n'
+    )})
+    report = Engine.load(tmp_path).check([tmp_path])
+    assert (report.files, report.diagnostics) == ([], [])
+
+
+ARTIFACT_MANIFESTS = {
+    "release/artifacts.json": '{"build": 412, "artifacts": [\n  {"artifact_id": "dist/app-1.4.2.tar.gz", "content_hash": '
+                              '"sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", "size": 10240}]}\n',
+    "release/registry.jsonl": '{"artifact_id": "models/resnet50.onnx", "content_hash": "b3f1c2", "stage": "prod"}\n',
+    # the schema's keys alone, but a hash of another tool's form: a full sha256, a short digest
+    "release/checksums.json": '[{"artifact_id": "dist/app-1.4.2.tar.gz", "content_hash": "sha256:9f86d081884c7d65"},'
+                              ' {"artifact_id": "dist/app.whl", "content_hash": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b'
+                              '0b822cd15d6c15b0f00a08"}]\n',
+    # a line count, not a line range
+    "stats/sizes.jsonl": '{"artifact_id": "src/app.py", "lines": 120}\n',
+}
+
+
+def test_artifact_manifests_are_not_tuples(tmp_path):
+    """Build and model artifact manifests use ``artifact_id`` and ``content_hash`` for their own
+    records: an object is a tuple outside a tuple key only with the schema's keys and nothing else,
+    each of a tuple's form, so neither the records nor the files are claimed."""
+    _write(tmp_path, ARTIFACT_MANIFESTS)
+    report = Engine.load(tmp_path).check([tmp_path])
+    assert (report.files, report.diagnostics) == ([], [])
+    assert not any(KIND.sniff(text) for text in ARTIFACT_MANIFESTS.values())
+
+
+def test_tuples_of_the_schema_s_shape_are_found_outside_a_tuple_key(tmp_path):
+    """The other side of the manifests above: an object of the schema's keys whose parts have a
+    tuple's form is a tuple wherever it is, and a near miss of that form is still reported."""
+    _write(tmp_path, {"out/review.json": json.dumps({"findings": [
+        {"artifact_id": "src/gone.py", "content_hash": "0123456789abcdef"},
+        {"artifact_id": "src/gone2.py", "content_hash": "0123456789ABCDEF", "lines": "L3"},
+        {"artifact_id": "src/gone3.py", "content_hash": "0123456789abcde", "lines": "L1-2"},
+        {"artifact_id": "model-v3", "lines": "L7"},
+    ]})})
+    report = Engine.load(tmp_path).check([tmp_path])
+    assert report.files == ["out/review.json"]
+    assert [(d.code, d.message) for d in report.diagnostics] == [
+        ("R406", "MISSING: src/gone.py does not exist"),
+        ("R406", "MISSING: src/gone2.py does not exist"),
+        ("R404", "content_hash '0123456789ABCDEF' must be lowercase: '0123456789abcdef'"),
+        ("R406", "MISSING: src/gone3.py does not exist"),
+        ("R402", "findings[2]: content_hash '0123456789abcde' is not 16 lowercase hex digits"),
+        ("R406", "MISSING: model-v3 does not exist"),
+    ]
+
+
+def test_a_json_tuple_padded_past_the_head_is_claimed(tmp_path):
+    _write(tmp_path, {"out/f.json": '[{"artifact_id": "src/gone.py",' + " " * 70_000 + '"lines": "L1"}]\n'})
+    assert [(d.path, d.code) for d in _check(tmp_path)] == [("out/f.json", "R406")]
+
+
+PAD = 70_000  # past the head of 64 KiB that decides the claim
+
+
+@pytest.mark.parametrize("bracket", [
+    "[src/gone.py@0000000000000000," + " " * PAD + "L1]",
+    "[src/gone.py@0000000000000000," + "\t" * PAD + "L1]",
+    "[src/gone.py@0000000000000000," + "\u00a0" * (PAD // 2) + "L1]",
+    "[src/gone.py@0000000000000000,\n" + " " * PAD + "L1]",
+    "[src/gone.py@0000000000000000," + " " * 300_000 + "L1]",
+    "[src/gone.py," + " " * PAD + "L1]",
+    "[src/gone.py" + " " * PAD + ", L1]",
+    "[src/gone.py@0000000000000000" + " " * PAD + "]",
+    "[src/gone.py, L1" + " " * PAD + "]",
+    "[src/gone.py,<!--" + "x" * PAD + "-->L1]",  # the prose blanks a comment, a code span, raw code
+    "[src/gone.py, `" + " " * PAD + "`L1]",
+    "[src/gone.py, <code>" + " " * PAD + "</code>L1]",
+], ids=["spaces", "tabs", "nbsp", "line-end-then-spaces", "spaces-past-four-windows", "no-hash", "before-the-comma",
+        "after-the-hash", "after-the-lines", "html-comment", "code-span", "code-element"])
+def test_padding_of_any_length_does_not_hide_a_tuple(tmp_path, bracket):
+    """The head that decides the claim ends inside the padded bracket: the bracket may still be a
+    tuple, so the file is claimed and read whole."""
+    _write(tmp_path, {"pad.md": "# Notes\n\nX " + bracket + ".\n"})
+    assert [(d.path, d.line, d.col, d.code) for d in _check(tmp_path)] == [("pad.md", 3, 4, "R406")]
+
+
+@pytest.mark.parametrize("cut", [1, 3, 9, 12, 20, 29, 30, 35, 41])
+def test_a_tuple_cut_anywhere_by_the_sniff_window_is_claimed(tmp_path, cut):
+    """Wherever the window's end falls in a padded tuple (in its id, its hash, after its comma, in
+    its padding, in its line part), the file is claimed."""
+    from pytest_citations.discovery import SNIFF_BYTES
+
+    filler = "word " * (SNIFF_BYTES // 5) + "\n\n"
+    before = filler[: SNIFF_BYTES - cut]
+    text = before + "[src/gone.py@0000000000000000," + " " * 10 + "L1]\n"
+    _write(tmp_path, {"pad.md": text})
+    assert [(d.path, d.code) for d in _check(tmp_path)] == [("pad.md", "R406")]
+
+
+@pytest.mark.parametrize("tail", [
+    "[1" + " " * 70_000 + "]", "[see below" + " " * 70_000 + "]", "[Paywall" + "\t" * 70_000 + "]",
+    "[src/a.py, lines" + " " * 70_000 + "3-5]", "[src/a.py, L2 cache" + " " * 70_000 + "]", "[src/a.py]" + " " * 70_000,
+    "[src/a.py, L1-" + " " * 70_000 + "5]",
+    "```\n[src/a.py@0000000000000000," + " " * 70_000, "[src/a.py,\n\n" + " " * 70_000 + "L1]",
+])
+def test_a_long_file_whose_head_ends_in_prose_is_not_claimed(tmp_path, tail):
+    """A bracket the head's end cuts is claimed only when it may still be a tuple."""
+    _write(tmp_path, {"long.md": "# Notes\n\n" + tail + "\n"})
+    report = Engine.load(tmp_path).check([tmp_path])
+    assert (report.files, report.diagnostics) == ([], [])
+
+
+@pytest.mark.parametrize("head", [
+    "[" * 65_536, "[a" * 32_768, "x\n" * 32_767 + "[a", ("[src/a.py@" + " " * 500 + "\n") * 128,
+    "`" * 65_535 + "[", "<!--" * 16_383 + "[src/a.py,", "[src/a.py, " + "L1-" * 21_841,
+], ids=["brackets", "bracket-letter", "lines", "open-tuples", "backticks", "comments", "line-parts"])
+def test_the_sniff_of_a_long_markdown_head_is_linear(head):
+    """Whether a head ends inside a tuple is worked out in one pass over it, whatever it holds."""
+    import time
+
+    started = time.perf_counter()
+    KIND.sniff(head)
+    assert time.perf_counter() - started < 1.0
