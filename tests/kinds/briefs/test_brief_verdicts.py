@@ -471,6 +471,27 @@ def test_one_finding_per_numbering_problem(numbers, expected):
     assert [(f"[{lines[f.line]}]", f.message) for f in references_out_of_order.check(brief, None)] == expected
 
 
+# -- 6. a sidecar that is not JSON is reported at the place in the sidecar ------------------------------------
+
+SIDECAR_BRIEF = _brief("- Markets were calm. [1]")
+
+
+@pytest.mark.parametrize(("sidecar", "message"), [
+    ('{"citations": {\n  "1": {"id": "cite_1",\n        "id": "cite_1"}\n}}\n',
+     "sidecar brief.citations.json:3:9: invalid JSON: duplicate key 'id'"),
+    ('{"citations": {\n  "1": {"id": "cite_1",\n        id: "cite_1"}\n}}\n',
+     "sidecar brief.citations.json:3:9: invalid JSON: expecting property name enclosed in double quotes"),
+    ('{"citations": {\n  "1": {"id": "cite_1"}\n}}\n{}\n',
+     "sidecar brief.citations.json:4:1: invalid JSON: extra data"),
+    ('{"citations": {\n  "1": {"id": "cite_\x01"}\n}}\n',
+     "sidecar brief.citations.json:2:21: invalid JSON: invalid control character"),
+])
+def test_an_invalid_sidecar_is_reported_at_its_line_and_column(tmp_path, sidecar, message):
+    (tmp_path / "brief.md").write_text(SIDECAR_BRIEF)
+    (tmp_path / "brief.citations.json").write_text(sidecar)
+    assert [(f[0], f[1], f[2], f[4]) for f in found(tmp_path, {"B318"})] == [("brief.md", 1, 1, message)]
+
+
 # -- hostile briefs ------------------------------------------------------------------------------------------------
 
 MALFORMED = 'References entry [{}] does not follow `[N] Publisher. "Title". Published <date>. <URL>`: '
