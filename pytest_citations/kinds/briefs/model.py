@@ -37,10 +37,12 @@ from pytest_citations.core.suppressions import markdown_directives
 from pytest_citations.kinds import Reported
 from pytest_citations.kinds.briefs.headings import abstain_sections, heading_key, heading_titles
 from pytest_citations.kinds.briefs.inline import (
+    _FOOTNOTE_REFERENCE,
     _MARKER_TEXT,
     _blank_spans,
     _code_elements,
     _consumed_spans,
+    _entity_characters,
     _in_content,
     _inline_pieces,
     _innermost,
@@ -235,13 +237,19 @@ def claim_prose(content: str, env: dict[str, Any]) -> str:
     """``content`` (a bullet's inline Markdown, read with the brief's parse ``env``) with what a
     reader does not read as its claim blanked, offsets and newlines kept: link destinations and
     titles and the brackets around link text, reference labels, images, autolinks and bare URLs,
-    HTML tags and comments, code spans. A link's text stays (it is read), unless it is a lone
-    ``[N]`` that a definition turned into a link (B306 reports it; it states no number)."""
+    HTML tags and comments, code spans, footnote references (``[^1]``). A link's text stays (it is
+    read), unless it is a lone ``[N]`` that a definition turned into a link (B306 reports it; it
+    states no number). An entity (``&#160;``) is the character it stands for, padded with blanks."""
     claim = content
     if env.get("references") or _INLINE_SYNTAX.search(content):
-        claim = _blank_spans(content, _not_claimed(content, _inline_pieces(content, env)))
+        pieces = _inline_pieces(content, env)
+        claim = _blank_spans(content, _not_claimed(content, pieces))
         if "<" in content:
             claim = _blank_spans(claim, _code_elements(content))
+        if "&" in content:
+            claim = _entity_characters(claim, content, pieces)
+    if "[^" in claim:
+        claim = _FOOTNOTE_REFERENCE.sub(lambda m: markdown_text.blank(m.group()), claim)
     if "://" in claim or "www." in claim.lower():
         claim = _BARE_URL.sub(lambda m: markdown_text.blank(m.group()), claim)
     return claim

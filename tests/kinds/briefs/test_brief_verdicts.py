@@ -239,6 +239,46 @@ def test_digits_in_a_links_text_are_a_numeric_claim(tmp_path):
     )]
 
 
+# An HTML entity is the character it names, a footnote reference is no number: neither states one.
+ENTITIES_AND_FOOTNOTES = [
+    "Markets were calm&#160;overall.",
+    "Markets were calm&#8212;overall.",
+    "Markets were calm&#x2014;overall.",
+    "Markets were calm&nbsp;overall &mdash; and quiet.",
+    "Markets were calm, as the show notes say.[^1]",
+    "Markets were calm, as the show notes say.[^note-2]",
+]
+
+
+@pytest.mark.parametrize("defined", [False, True], ids=["undefined", "defined"])
+@pytest.mark.parametrize("bullet", ENTITIES_AND_FOOTNOTES)
+def test_entities_and_footnote_references_are_no_numeric_claim(tmp_path, bullet, defined):
+    root = quality_repo(tmp_path, f"- {bullet} [1]", [_cite(1, "market_blog")])
+    if defined:  # a footnote definition, which CommonMark reads as a link reference definition
+        (root / "brief.md").write_text((root / "brief.md").read_text() + "\n[^1]: The show notes.\n[^note-2]: More notes.\n")
+    assert found(root, {"B320"}) == []
+
+
+@pytest.mark.parametrize(("bullet", "part"), [
+    ("Stocks rose 3&#37; on the day.", "percentage '3%'"),  # an entity of a character that is part of a number
+    ("Stocks rose &#51;% on the day.", "percentage '3%'"),  # an entity of a digit: the reader reads 3%
+    ("Stocks rose 3%.[^1]", "percentage '3%'"),
+])
+def test_what_an_entity_or_a_footnote_leaves_is_still_read(tmp_path, bullet, part):
+    root = quality_repo(tmp_path, f"- {bullet} [1]", [_cite(1, "market_blog")])
+    assert [f[4].split(")")[0] for f in found(root, {"B320"})] == [f"numeric/time claim ({part}"]
+
+
+def test_validate_fix_keeps_a_bullet_with_an_entity_or_a_footnote(tmp_path, capsys):
+    prevailing = "- Markets were calm&#160;overall. [1]\n- Markets were calm, as the show notes say.[^1] [1]"
+    root = quality_repo(tmp_path, prevailing, [_cite(1, "market_blog")])
+    before = (root / "brief.md").read_text()
+    assert main(["brief", "validate", str(root / "brief.md"), "--fix", "--report", str(tmp_path / "r.json")]) == 0
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert (report["removed_bullets"], report["fixed"]["edits"]) == (0, 0)
+    assert (root / "brief.md").read_text() == before
+
+
 def test_a_link_title_makes_no_policy_claim(tmp_path):
     pack = _pack([("fed_press_releases", 1), ("reuters", 1)])
     prevailing = ('- Yields drifted lower after the [minutes](https://www.reuters.com/a "FOMC minutes"). [1]\n'
@@ -281,6 +321,16 @@ LINK = {"href": "https://x.example/9", "title": ""}
     ("a [b](u) and\n[c](v/2) d", {}, "a _b____ and\n_c______ d"),
     ("a [unclosed(u/1 c", {}, "a [unclosed(u/1 c"),
     ("a \\[b](u/1) c", {}, "a \\[b](u/1) c"),
+    ("a&#160;b c", {}, "a______b c"),  # an entity is the character it stands for, padded
+    ("a&mdash;b c", {}, "a\u2014______b c"),
+    ("a 3&#37; c", {}, "a 3%____ c"),  # next to the text it joins
+    ("a &#51;% c", {}, "a ____3% c"),
+    ("a [b&#49;](u) c", {}, "a _b1________ c"),  # in a link's text too
+    ("a `&#49;` c", {}, "a _______ c"),  # in a code span it is code
+    ("a \\&#49; c", {}, "a \\&#49; c"),  # escaped, it is text
+    ("a&#10;b c", {}, "a_____b c"),  # a line end it stands for is a blank: the claim keeps its lines
+    ("a.[^1] c", {}, "a.____ c"),  # a footnote reference is no word of the claim
+    ("a.[^1] c", {"^1": LINK}, "a.____ c"),  # nor when its definition makes it a link
 ])
 def test_the_claim_of_a_bullet_blanks_what_is_not_its_words(content, definitions, claim):
     env = {"references": definitions} if definitions else {}
@@ -613,7 +663,8 @@ def test_a_claim_keeps_every_offset_and_line(content, define):
     claim = briefs.claim_prose(content, env)
     assert len(claim) == len(content)
     assert [i for i, c in enumerate(claim) if c == "\n"] == [i for i, c in enumerate(content) if c == "\n"]
-    assert all(c == " " or c == content[i] for i, c in enumerate(claim))
+    # each character is kept or blanked, but an entity's, which becomes its character padded with blanks
+    assert all(c == " " or c == content[i] or content[i] in "&;" for i, c in enumerate(claim))
 
 
 def test_the_claims_of_hostile_bullets_are_read_in_linear_time():
