@@ -1,12 +1,13 @@
 """briefs: Markdown synthesis briefs under brief-citation-contract.md (§1-3, 5, 7, 8).
 
-A Markdown file is a brief when it has a References heading and at least two of the claim-section
-headings (``Prevailing View``, ``Counterarguments``, ``Minority View``, ``What to Watch``; ATX or
-setext, compared without the emphasis, numbering, emoji and punctuation around their words:
-:func:`headings.heading_key`) and holds what a brief holds besides
-(:func:`recognition.holds_brief_evidence`); a file longer than the engine's sniff window is read
-whole when its start holds claim-section headings (:func:`recognition.opens_a_brief`), and a file
-the kind's ``include`` names is a brief whatever it holds (:meth:`Briefs.declared`). Each brief is
+A Markdown file is a brief when it has at least two of the claim-section headings (``Prevailing
+View``, ``Counterarguments``, ``Minority View``, ``What to Watch``; ATX or setext, compared without
+the emphasis, numbering, emoji and punctuation around their words: :func:`headings.heading_key`)
+and a References heading over what a brief holds besides (:func:`recognition.holds_brief_evidence`),
+or claim sections that cite without one (:func:`recognition._claim_citations`); a file longer than
+the engine's sniff window is read whole when its start holds claim-section headings
+(:func:`recognition.opens_a_brief`), and a file the kind's ``include`` names is a brief whatever
+it holds (:meth:`Briefs.declared`). Each brief is
 parsed once with markdown-it-py (``commonmark`` preset, no linkify) into one :class:`Brief` unit:
 sections (each up to the next heading of its level or a higher one) with their bullets (every list
 item that shows something, read from all its own blocks: paragraphs, HTML blocks, blockquotes,
