@@ -120,7 +120,7 @@ def _entity_characters(claim: str, content: str, pieces: list[tuple[str, int, in
     goes next to the text it joins: at the entity's end when only the text after it does
     (``&#51;%``), else at its start (``3&#37;``). A blank or a line end it stands for is a blank,
     so that the claim keeps its lines."""
-    parts = []
+    parts: list[str] = []
     done = 0
     for name, start, end, _ in pieces:
         if name != "entity" or start < done or claim[start:end] != content[start:end]:
