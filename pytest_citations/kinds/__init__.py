@@ -27,7 +27,11 @@ class Kind(Protocol):
     - ``by_content_only``: globs of files that ``include`` would claim by path but that are
       claimed only when ``sniff(head)`` says so (an agent's ``CLAUDE.md`` in a memories folder);
     - ``sniff_file(rel, head) -> bool``, asked instead of ``sniff(head)`` by a kind that weighs a
-      file's content by where it is (less evidence at the spec's own path than anywhere else).
+      file's content by where it is (less evidence at the spec's own path than anywhere else);
+    - ``sniff_long(head, text) -> bool``, asked when the sniff says no, by a kind whose format may
+      show only past the head (a brief whose claim sections start past it): ``text`` gives the
+      whole file's text in pieces that end at a line's end, read only as far as the kind reads
+      them and never past ``max-file-size``.
 
     A fast path over a kind's units belongs to its rules, not to the kind: each rule may declare
     the cheap test of a unit its check finds nothing in (``passes=`` of

@@ -29,7 +29,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, cast
 
@@ -60,6 +60,7 @@ from pytest_citations.kinds.briefs.recognition import (
     _is_brief,
     looks_like_brief,
     may_be_brief,
+    names_a_brief,
     opens_a_brief,
 )
 from pytest_citations.kinds.briefs.references import Reference, read_reference
@@ -474,6 +475,15 @@ class Briefs:
         if may_be_brief(head) and looks_like_brief(head, CLAIM_SECTIONS, "References"):
             return True
         return _fills_window(head) and opens_a_brief(head, CLAIM_SECTIONS)
+
+    def sniff_long(self, head: str, text: Iterable[str]) -> bool:
+        """Whether a file whose head :meth:`sniff` does not claim is a brief past it: a head that
+        fills the window may be the start of a brief whose claim sections all lie further on
+        (pages of background, a long HTML comment). Its ``text``, read on from the start, is
+        searched for two claim-section headings (:func:`recognition.names_a_brief`), a bounded
+        pass that stops at the first that shows them; the whole file is then held to the rule of
+        every brief when it is read (:meth:`units`)."""
+        return _fills_window(head) and names_a_brief(text, CLAIM_SECTIONS)
 
     def declared(self, ctx) -> bool:
         """Whether the settings claim the file as a brief by its path (the kind's ``include``

@@ -2,12 +2,14 @@
 abstaining report, or two claim-section headings (:mod:`headings`) with a References heading
 over what a brief holds besides (:func:`holds_brief_evidence`), or without one, over claim
 sections that cite (:func:`_claim_citations`). A file longer than the engine's sniff window is
-read whole when its start opens a brief (:func:`opens_a_brief`)."""
+read whole when its start opens a brief (:func:`opens_a_brief`), or when its text, read on past
+the window, names one (:func:`names_a_brief`)."""
 
 from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterable
 
 from pytest_citations.kinds.briefs.headings import _heading_matches, heading_key, heading_titles, headings
 
@@ -144,6 +146,31 @@ def _fills_window(head: str) -> bool:
     if len(head) >= SNIFF_BYTES:
         return True
     return len(head) * 4 >= SNIFF_BYTES - 3 and len(head.encode("utf-8", "surrogatepass")) >= SNIFF_BYTES - 3
+
+
+def names_a_brief(pieces: Iterable[str], claim_sections: list[str]) -> bool:
+    """Whether the text given in ``pieces`` (each ending at a line's end, the last at the text's)
+    has two claim-section headings, or the abstaining report's heading, wherever they lie: what a
+    long brief whose claim sections start past the sniff window holds. One pass, a piece at a time
+    (each piece with the last line of the one before, which a setext underline at its start makes a
+    heading); a piece that holds no word of the default headings (:data:`_CLAIM_WORDS`,
+    ``evidence``) is not searched, as in :func:`may_be_brief`: the sniff knows no other headings."""
+    keys = {heading_key(name) for name in claim_sections}
+    found: set[str] = set()
+    last_line = ""
+    for piece in pieces:
+        text = last_line + piece
+        last_line = text[text.rfind("\n", 0, len(text) - 1) + 1 :]
+        lowered = text.lower()
+        if not any(word in lowered for word in (*_CLAIM_WORDS, "evidence")):
+            continue
+        titles = heading_titles(text)
+        if heading_key(ABSTAIN_STATUS) in titles:
+            return True
+        found |= keys & titles
+        if len(found) >= min(2, len(keys)):
+            return True
+    return False
 
 
 def opens_a_brief(head: str, claim_sections: list[str]) -> bool:

@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import PROJECT, TESTS
+from frontends import from_cli, from_engine, from_pytest
 from pytest_citations.discovery import SNIFF_BYTES
 from pytest_citations.engine import Engine
 from pytest_citations.frontends.cli import main
@@ -188,6 +189,95 @@ def test_a_long_head_is_claimed_by_what_a_briefs_head_always_holds(text, claimed
 def test_a_short_file_is_claimed_only_as_a_whole_brief():
     assert not briefs.KIND.sniff("## Prevailing View\n- a\n\n## Counterarguments\n- b\n")
     assert not briefs.KIND.sniff("## Prevailing View\n" + FILLER[:30000])
+
+
+LATE_BRIEF = (
+    "## Prevailing View\n- GDP grew 3.1% in the fourth quarter.\n\n## Counterarguments\n"
+    "- [Insufficient evidence to assess this claim]\n\n## References\n"
+    '[1] BEA. "GDP". Feb 10, 2026. https://www.bea.gov/news/2026/gdp\n'
+)
+PREAMBLES = {
+    "background": "# Daily Brief\n\n" + ("Background paragraph. " * 40 + "\n\n") * 80,
+    "html comment": "<!--" + "x" * 80000 + "-->\n\n",
+}
+
+
+@pytest.mark.parametrize("preamble", PREAMBLES)
+def test_claim_sections_past_the_window_are_checked_with_one_verdict(pytester, capsys, preamble):
+    """A brief whose claim sections all start past the window: check, pytest and validate agree."""
+    text = PREAMBLES[preamble] + LATE_BRIEF
+    assert text.index("## Prevailing View") > SNIFF_BYTES
+    root = pytester.path / "repo"
+    root.mkdir()
+    (root / "pyproject.toml").write_text("[tool.citations]\n")
+    (root / "brief.md").write_text(text)
+    expected = from_engine(pytester.path, "repo")
+    assert sorted(code for _, _, _, code, _ in expected) == ["B301", "B303", "B317", "B317"]
+    assert from_cli(pytester.path, "repo", capsys) == expected
+    from_pytest_found, result = from_pytest(pytester, "repo")
+    assert from_pytest_found == expected
+    result.assert_outcomes(failed=1)
+    status = main(["brief", "validate", str(root / "brief.md"), "--report", str(pytester.path / "r.json")])
+    report = json.loads((pytester.path / "r.json").read_text())
+    assert status == 1 and report["validation_passed"] is False
+    assert {("repo/brief.md", d["line"], d["col"], d["code"], d["message"]) for d in report["diagnostics"]} == expected
+
+
+def test_a_brief_named_on_the_command_line_is_checked_whatever_its_length(tmp_path, capsys):
+    (tmp_path / "pyproject.toml").write_text("[tool.citations]\n")
+    (tmp_path / "brief.md").write_text(PREAMBLES["background"] + LATE_BRIEF)
+    assert main(["check", str(tmp_path / "brief.md"), "--format", "json", "--no-cache"]) == 1
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["files_checked"] == 1 and "not checked" not in captured.err
+
+
+def test_a_long_brief_on_standard_input_is_checked_as_on_disk(tmp_path, capsys, monkeypatch):
+    import io
+
+    text = PREAMBLES["background"] + LATE_BRIEF
+    (tmp_path / "pyproject.toml").write_text("[tool.citations]\n")
+    (tmp_path / "brief.md").write_text(text)
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "brief.md", "--format", "json", "--no-cache"]) == 1
+    on_disk = json.loads(capsys.readouterr().out)["diagnostics"]
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(text.encode()), encoding="utf-8"))
+    assert main(["check", "-", "--stdin-filename", "brief.md", "--format", "json"]) == 1
+    assert json.loads(capsys.readouterr().out)["diagnostics"] == on_disk and len(on_disk) == 4
+
+
+@pytest.mark.parametrize("rest", [
+    "## Prevailing View\nOrdinary prose.\n\n## Counterarguments\nMore prose.\n\n## References\n- A book.\n",
+    "## What to Watch\n- The next release. [1]\n\n## Other things\n- More.\n",
+    "## Notes\n- Nothing of a brief here. [1]\n",
+])
+def test_long_ordinary_markdown_with_headings_past_the_window_gets_no_finding(tmp_path, rest):
+    (tmp_path / "pyproject.toml").write_text("[tool.citations]\n")
+    (tmp_path / "notes.md").write_text(PREAMBLES["background"] + rest)
+    assert found(tmp_path) == []
+
+
+def test_the_scan_past_the_window_stops_at_max_file_size(tmp_path):
+    """Claim sections within max-file-size claim the file (reported as too large when it is read);
+    past it they are not looked for: the scan is bounded."""
+    background = PREAMBLES["background"]
+    assert SNIFF_BYTES < len(background) < 100_000
+    (tmp_path / "pyproject.toml").write_text("[tool.citations]\nmax-file-size = 150000\n")
+    (tmp_path / "within.md").write_text(background + LATE_BRIEF + background * 2)
+    (tmp_path / "beyond.md").write_text(background * 3 + LATE_BRIEF)
+    assert [(f[0], f[3]) for f in found(tmp_path)] == [("within.md", "C003")]
+
+
+def test_the_scan_past_the_window_is_linear():
+    """Megabytes of headings and [N] lines: the scan reads each once, whatever they hold."""
+    import time
+
+    block = "".join(f"## Section {n} of what to watch\n- Item [1] of a minority of notes.\n\n" for n in range(2000))
+    text = block * 80  # about 6 MB
+    head = window_head(text)
+    start = time.process_time()
+    assert not briefs.KIND.sniff_long(head, iter([text]))
+    assert briefs.KIND.sniff_long(head, iter([text, "## Prevailing View\n- a [1]\n## Counterarguments\n- b [1]\n"]))
+    assert time.process_time() - start < 5.0
 
 
 @pytest.mark.parametrize("folder", ["ai-agents-head", "pai-opencode-head"])
