@@ -297,6 +297,7 @@ def test_real_markdown_made_long_is_not_claimed(realdata):
         text = path.read_text(encoding="utf-8", errors="replace")
         repeated = text * (SNIFF_BYTES // max(len(text.encode()), 1) + 1)
         assert not briefs.KIND.sniff(window_head(repeated)), path
+        assert not briefs.KIND.sniff_long(window_head(repeated), iter([repeated, repeated])), path
 
 
 # -- 3. a claim is its words -----------------------------------------------------------------------------------
