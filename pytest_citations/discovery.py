@@ -4,6 +4,8 @@ and the claims, by a kind's globs or by the head of the file (sniffing)."""
 
 from __future__ import annotations
 
+import codecs
+import functools
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -127,7 +129,7 @@ class Discovery:
             return False
         for kind, claims, _ in self._matchers()[1]:
             if kind.name == kind_name:
-                return claims(rel) == _INCLUDED or _sniffs(kind, rel, text[:SNIFF_BYTES])
+                return claims(rel) == _INCLUDED or _sniffs(kind, rel, text[:SNIFF_BYTES], lambda: iter((text,)))
         return False
 
     def path_claimed_by(self, kind_name: str | None, rel: str) -> bool:
@@ -152,15 +154,16 @@ class Discovery:
         """Take the names of the kinds that claim ``rel`` as worked out elsewhere (a worker)."""
         self._kinds[rel] = self._kinds_of(names)
 
-    def kinds_of_text(self, rel: str, head: str) -> tuple:
-        """The kinds that claim a file named ``rel`` whose first bytes are ``head`` (standard input
-        checked as that file): as for a file named on the command line, the settings' excludes
-        are not asked (``--force-exclude`` is)."""
+    def kinds_of_text(self, rel: str, head: str, data: bytes | None = None) -> tuple:
+        """The kinds that claim a file named ``rel`` whose first bytes are ``head`` and whose
+        bytes are ``data`` (standard input checked as that file): as for a file named on the
+        command line, the settings' excludes are not asked (``--force-exclude`` is)."""
         claimable, matchers = self._matchers()
-        return self._kinds_of(self._claim_names(rel, matchers, head)) if claimable(rel) else ()
+        return self._kinds_of(self._claim_names(rel, matchers, head, data)) if claimable(rel) else ()
 
-    def _claim_names(self, rel: str, matchers: list[tuple], head: str | None = None) -> list[str]:
-        """The names of the kinds that claim ``rel``, sniffing ``head`` when given, else the file's."""
+    def _claim_names(self, rel: str, matchers: list[tuple], head: str | None = None, data: bytes | None = None) -> list[str]:
+        """The names of the kinds that claim ``rel``, sniffing ``head`` (and ``data``, the whole
+        file's bytes) when given, else the file's."""
         claimed = []
         to_sniff = []
         for kind, claims, excluded in matchers:
@@ -172,9 +175,12 @@ class Discovery:
             else:
                 to_sniff.append((kind, how))
         if to_sniff:
-            head = self._head(rel) if head is None else head
-            claimed.extend(kind for kind, how in to_sniff
-                           if (how == _CONTENT_DECIDES and _unreadable(head)) or (head is not None and _sniffs(kind, rel, head)))
+            if head is None:
+                head, text = self._head(rel), functools.partial(self._text, rel)
+            else:
+                text = functools.partial(_given_text, data)
+            claimed.extend(kind for kind, how in to_sniff if (how == _CONTENT_DECIDES and _unreadable(head))
+                           or (head is not None and _sniffs(kind, rel, head, text)))
         return [kind.name for kind in claimed]
 
     def _matchers(self) -> tuple:
@@ -199,6 +205,30 @@ class Discovery:
         except sources.SourceError:
             return None
         return data.decode("utf-8", "replace")
+
+    def _text(self, rel: str) -> Iterator[str]:
+        """The text of ``rel`` from its start, for a kind that looks past the head
+        (``sniff_long``): in pieces that end at a line's end (the last at the file's), read a block
+        at a time and no further than max-file-size, so that the look is bounded in time and memory
+        (a file over the size that the look claims is reported as too large when it is read).
+        Bytes that are not UTF-8 are U+FFFD, as in the head; a file that cannot be read gives what
+        was read of it."""
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        held, read = "", 0
+        try:
+            for block in sources.read_blocks(self.config.root, rel):
+                block = block[: self.config.max_file_size - read]
+                read += len(block)
+                text = held + decoder.decode(block)
+                end = text.rfind("\n") + 1
+                held = text[end:]
+                if end:
+                    yield text[:end]
+                if read >= self.config.max_file_size:
+                    return
+        except sources.SourceError:
+            return
+        yield held + decoder.decode(b"", True)
 
     def discover(
         self, paths: Iterable[Path], force_exclude: bool = False, nested: list[str] | None = None
@@ -271,17 +301,29 @@ class Discovery:
         return [(folder, excludes, candidates, nested) for (folder, excludes), (_, nested, candidates) in self._walks.items()]
 
 
+def _given_text(data: bytes | None) -> Iterator[str]:
+    """The text of ``data`` (a file's bytes, read already: standard input) as the one piece a
+    ``sniff_long`` reads; none when they are not given."""
+    if data is not None:
+        yield data.decode("utf-8", "replace")
+
+
 def _unreadable(head: str | None) -> bool:
     """Whether a head cannot be read, or is not UTF-8 text (decoded, its bad bytes are U+FFFD): a
     file whose content decides is then claimed, so that reading it reports why (C001, C002)."""
     return head is None or "\ufffd" in head
 
 
-def _sniffs(kind: Any, rel: str, head: str) -> bool:
+def _sniffs(kind: Any, rel: str, head: str, text: Callable[[], Iterator[str]] | None = None) -> bool:
     """Whether ``kind`` claims the file ``rel`` by its ``head``: its ``sniff_file(rel, head)``,
-    for a kind that weighs a file's content by where it is, else its ``sniff(head)``."""
+    for a kind that weighs a file's content by where it is, else its ``sniff(head)``; when they
+    say no, the ``sniff_long(head, text())`` of a kind whose format may show only past the head
+    (``text()`` gives the whole file's text in pieces, read only as far as the kind reads them)."""
     sniff_file = getattr(kind, "sniff_file", None)
-    return bool(sniff_file(rel, head) if sniff_file is not None else kind.sniff(head))
+    if sniff_file(rel, head) if sniff_file is not None else kind.sniff(head):
+        return True
+    sniff_long = getattr(kind, "sniff_long", None)
+    return sniff_long is not None and text is not None and bool(sniff_long(head, text()))
 
 
 def _claims(kind: Any, include: tuple[str, ...]) -> Callable[[str], int | None]:

@@ -28,6 +28,10 @@ class Kind(Protocol):
       claimed only when ``sniff(head)`` says so (an agent's ``CLAUDE.md`` in a memories folder);
     - ``sniff_file(rel, head) -> bool``, asked instead of ``sniff(head)`` by a kind that weighs a
       file's content by where it is (less evidence at the spec's own path than anywhere else);
+    - ``sniff_long(head, text) -> bool``, asked when the sniff says no, by a kind whose format may
+      show only past the head (a brief whose claim sections start past it): ``text`` gives the
+      whole file's text in pieces that end at a line's end, read only as far as the kind reads
+      them and never past ``max-file-size``;
     - ``web_citations(unit, ctx) -> Iterable[WebCitation]``: the URLs a unit cites, which the
       online rules check in an online run (:mod:`pytest_citations.online.web_citation`).
 

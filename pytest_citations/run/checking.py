@@ -234,7 +234,7 @@ class CheckRun:
         head = data[:SNIFF_BYTES].decode("utf-8", "replace")
         if request.force_exclude and engine.discovery.is_excluded(rel):
             return CheckOutcome(engine, Report([], []), 0, notices=["warning: no artifact files found under the given paths"])
-        kinds = engine.discovery.kinds_of_text(rel, head)
+        kinds = engine.discovery.kinds_of_text(rel, head, data)
         if not kinds:
             notice = f"warning: {rel} is not checked: no kind claims it (see \"Which files are checked\" in docs/configuration.md)"
             return CheckOutcome(engine, Report([], []), 0, notices=[notice])

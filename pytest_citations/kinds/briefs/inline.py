@@ -1,7 +1,8 @@
 """What CommonMark reads inside a bullet's text: the spans its inline rules consume (code
-spans, links, images, autolinks, HTML tags), found by one inline parse of each content per brief
-(:func:`_inline_pieces`, with the one parser of the run, :func:`_markdown`); the parts of them
-that hold no words of a claim; and what a ``[N]`` one of them consumed is read as (B306)."""
+spans, links, images, autolinks, HTML tags) and its entities, found by one inline parse of each
+content per brief (:func:`_inline_pieces`, with the one parser of the run, :func:`_markdown`); the
+parts of them that hold no words of a claim, and the characters the entities stand for; and what a
+``[N]`` one of them consumed is read as (B306)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,12 @@ _MARKER_TEXT = re.compile(r"\[([0-9]{1,9})\]")
 
 # The inline rules that can consume a ``[``: what they consume is never a marker.
 _CONSUMING_RULES = ("backticks", "link", "image", "autolink", "html_inline")
+# and the rule of entities (``&#160;``, ``&mdash;``), which a claim reads as the characters they stand for
+_WATCHED_RULES = (*_CONSUMING_RULES, "entity")
 _CONSUMED = "pytest_citations.consumed"  # the env key of an inline parse's consumed spans
+# A GFM footnote reference (``[^1]``, ``[^note]``): a pointer to a note, no words of the claim. CommonMark
+# reads it as text, or as a link where a footnote's definition (``[^1]: ...``) defines its label.
+_FOOTNOTE_REFERENCE = re.compile(r"\[\^[^\]\s]+\]")
 
 
 def _watched(name: str, rule):
@@ -49,7 +55,7 @@ def _markdown():
 
     md = MarkdownIt("commonmark").disable(["inline", "text_join"])
     ruler = md.inline.ruler
-    for name in _CONSUMING_RULES:
+    for name in _WATCHED_RULES:
         ruler.at(name, _watched(name, ruler.__rules__[ruler.__find__(name)].fn))
     return md
 
@@ -59,8 +65,9 @@ _PIECES = "pytest_citations.pieces"  # the env key of the pieces :func:`_inline_
 
 def _inline_pieces(content: str, env: dict[str, Any]) -> list[tuple[str, int, int, int]]:
     """(rule, start, end, text end) of each span of ``content`` (an inline token's) that CommonMark
-    reads as a code span, link, image, autolink or HTML tag (``_watched``); a bullet's markers and
-    its claim ask for the same content, which is parsed once per brief (``env`` is the brief's)."""
+    reads as a code span, link, image, autolink, HTML tag or entity (``_watched``); a bullet's
+    markers and its claim ask for the same content, which is parsed once per brief (``env`` is the
+    brief's)."""
     held = env.setdefault(_PIECES, {})
     pieces = held.get(content)
     if pieces is None:
@@ -74,7 +81,7 @@ def _inline_pieces(content: str, env: dict[str, Any]) -> list[tuple[str, int, in
 def _consumed_spans(content: str, env: dict[str, Any]) -> list[tuple[int, int]]:
     """The spans of ``content`` (an inline token's) that CommonMark reads as code spans, links,
     images, autolinks or HTML tags: a ``[N]`` starting in one is no marker."""
-    return [(start, end) for _, start, end, _ in _inline_pieces(content, env)]
+    return [(start, end) for name, start, end, _ in _inline_pieces(content, env) if name != "entity"]
 
 
 # HTML elements whose content a reader sees as code (``<code>``, ``<pre>``) or never sees
@@ -91,13 +98,54 @@ def _code_elements(text: str) -> Iterator[tuple[int, int]]:
 
 
 def _not_claimed(content: str, pieces: list[tuple[str, int, int, int]]) -> Iterator[tuple[int, int]]:
-    """The spans of ``pieces`` that hold no words of the claim: all of each but a link's text."""
+    """The spans of ``pieces`` that hold no words of the claim: all of each but a link's text (and
+    none of an entity, which is a character of the claim: :func:`_entity_characters`). A link whose
+    text is a lone ``[N]`` or a footnote reference (``[^1]``, a link where a footnote's definition
+    defines its label) holds none either."""
     for name, start, end, text_end in pieces:
-        if name != "link" or text_end < 0 or _MARKER_TEXT.fullmatch(content, start, text_end + 1):
+        if name == "entity":
+            continue
+        if (name != "link" or text_end < 0 or _MARKER_TEXT.fullmatch(content, start, text_end + 1)
+                or _FOOTNOTE_REFERENCE.fullmatch(content, start, text_end + 1)):
             yield start, end
         else:
             yield start, start + 1
             yield text_end, end
+
+
+def _entity_characters(claim: str, content: str, pieces: list[tuple[str, int, int, int]]) -> str:
+    """``claim`` (``content`` with what is no claim blanked) with each entity that is still there
+    replaced by the character it stands for, padded with blanks to its length (offsets kept): a
+    reader reads ``calm&#160;overall`` as two words and ``3&#37;`` as a percentage. The character
+    goes next to the text it joins: at the entity's end when only the text after it does
+    (``&#51;%``), else at its start (``3&#37;``). A blank or a line end it stands for is a blank,
+    so that the claim keeps its lines."""
+    parts: list[str] = []
+    done = 0
+    for name, start, end, _ in pieces:
+        if name != "entity" or start < done or claim[start:end] != content[start:end]:
+            continue
+        character = _entity_character(content[start:end])
+        if character.isspace():
+            character = " "
+        padding = " " * (end - start - len(character))
+        before = claim[start - 1 : start] if start > done or not parts else parts[-1][-1:]
+        joins_after = claim[end : end + 1].strip() != "" and before.strip() == ""
+        parts += [claim[done:start], *((padding, character) if joins_after else (character, padding))]
+        done = end
+    return "".join(parts) + claim[done:] if parts else claim
+
+
+def _entity_character(entity: str) -> str:
+    """What an entity CommonMark read (``&#160;``, ``&#x2014;``, ``&mdash;``) stands for, as its
+    entity rule decodes it: a code point that is no character is U+FFFD."""
+    from markdown_it.common.entities import entities
+    from markdown_it.common.utils import fromCodePoint, isValidEntityCode
+
+    if entity[1] != "#":
+        return entities[entity[1:-1]]
+    code = int(entity[3:-1], 16) if entity[2] in "xX" else int(entity[2:-1])
+    return fromCodePoint(code) if isValidEntityCode(code) else "\ufffd"
 
 
 def _blank_spans(text: str, spans: Iterator[tuple[int, int]]) -> str:

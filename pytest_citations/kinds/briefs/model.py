@@ -1,12 +1,13 @@
 """briefs: Markdown synthesis briefs under brief-citation-contract.md (§1-3, 5, 7, 8).
 
-A Markdown file is a brief when it has a References heading and at least two of the claim-section
-headings (``Prevailing View``, ``Counterarguments``, ``Minority View``, ``What to Watch``; ATX or
-setext, compared without the emphasis, numbering, emoji and punctuation around their words:
-:func:`headings.heading_key`) and holds what a brief holds besides
-(:func:`recognition.holds_brief_evidence`); a file longer than the engine's sniff window is read
-whole when its start holds claim-section headings (:func:`recognition.opens_a_brief`), and a file
-the kind's ``include`` names is a brief whatever it holds (:meth:`Briefs.declared`). Each brief is
+A Markdown file is a brief when it has at least two of the claim-section headings (``Prevailing
+View``, ``Counterarguments``, ``Minority View``, ``What to Watch``; ATX or setext, compared without
+the emphasis, numbering, emoji and punctuation around their words: :func:`headings.heading_key`)
+and a References heading over what a brief holds besides (:func:`recognition.holds_brief_evidence`),
+or claim sections that cite without one (:func:`recognition._claim_citations`); a file longer than
+the engine's sniff window is read whole when its start holds claim-section headings
+(:func:`recognition.opens_a_brief`), and a file the kind's ``include`` names is a brief whatever
+it holds (:meth:`Briefs.declared`). Each brief is
 parsed once with markdown-it-py (``commonmark`` preset, no linkify) into one :class:`Brief` unit:
 sections (each up to the next heading of its level or a higher one) with their bullets (every list
 item that shows something, read from all its own blocks: paragraphs, HTML blocks, blockquotes,
@@ -28,7 +29,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, cast
 
@@ -37,10 +38,12 @@ from pytest_citations.core.suppressions import markdown_directives
 from pytest_citations.kinds import Reported
 from pytest_citations.kinds.briefs.headings import abstain_sections, heading_key, heading_titles
 from pytest_citations.kinds.briefs.inline import (
+    _FOOTNOTE_REFERENCE,
     _MARKER_TEXT,
     _blank_spans,
     _code_elements,
     _consumed_spans,
+    _entity_characters,
     _in_content,
     _inline_pieces,
     _innermost,
@@ -57,6 +60,7 @@ from pytest_citations.kinds.briefs.recognition import (
     _is_brief,
     looks_like_brief,
     may_be_brief,
+    names_a_brief,
     opens_a_brief,
 )
 from pytest_citations.kinds.briefs.references import Reference, read_reference
@@ -235,13 +239,19 @@ def claim_prose(content: str, env: dict[str, Any]) -> str:
     """``content`` (a bullet's inline Markdown, read with the brief's parse ``env``) with what a
     reader does not read as its claim blanked, offsets and newlines kept: link destinations and
     titles and the brackets around link text, reference labels, images, autolinks and bare URLs,
-    HTML tags and comments, code spans. A link's text stays (it is read), unless it is a lone
-    ``[N]`` that a definition turned into a link (B306 reports it; it states no number)."""
+    HTML tags and comments, code spans, footnote references (``[^1]``). A link's text stays (it is
+    read), unless it is a lone ``[N]`` that a definition turned into a link (B306 reports it; it
+    states no number). An entity (``&#160;``) is the character it stands for, padded with blanks."""
     claim = content
     if env.get("references") or _INLINE_SYNTAX.search(content):
-        claim = _blank_spans(content, _not_claimed(content, _inline_pieces(content, env)))
+        pieces = _inline_pieces(content, env)
+        claim = _blank_spans(content, _not_claimed(content, pieces))
         if "<" in content:
             claim = _blank_spans(claim, _code_elements(content))
+        if "&" in content:
+            claim = _entity_characters(claim, content, pieces)
+    if "[^" in claim:
+        claim = _FOOTNOTE_REFERENCE.sub(lambda m: markdown_text.blank(m.group()), claim)
     if "://" in claim or "www." in claim.lower():
         claim = _BARE_URL.sub(lambda m: markdown_text.blank(m.group()), claim)
     return claim
@@ -465,6 +475,15 @@ class Briefs:
         if may_be_brief(head) and looks_like_brief(head, CLAIM_SECTIONS, "References"):
             return True
         return _fills_window(head) and opens_a_brief(head, CLAIM_SECTIONS)
+
+    def sniff_long(self, head: str, text: Iterable[str]) -> bool:
+        """Whether a file whose head :meth:`sniff` does not claim is a brief past it: a head that
+        fills the window may be the start of a brief whose claim sections all lie further on
+        (pages of background, a long HTML comment). Its ``text``, read on from the start, is
+        searched for two claim-section headings (:func:`recognition.names_a_brief`), a bounded
+        pass that stops at the first that shows them; the whole file is then held to the rule of
+        every brief when it is read (:meth:`units`)."""
+        return _fills_window(head) and names_a_brief(text, CLAIM_SECTIONS)
 
     def declared(self, ctx) -> bool:
         """Whether the settings claim the file as a brief by its path (the kind's ``include``

@@ -109,8 +109,9 @@ def citation_objects_unreadable():
     """
     ## What it does
     Reports a sidecar `<brief>.citations.json` that is not strict JSON (duplicate keys, NaN, too
-    deep) or not of the shape `{"citations": {"1": {...}}}`, and an `evidence-store` that is missing,
-    outside the repository or not a store built by `citations store init`.
+    deep; the message gives the line and column in the sidecar) or not of the shape
+    `{"citations": {"1": {...}}}`, and an `evidence-store` that is missing, outside the repository
+    or not a store built by `citations store init`.
 
     ## Why is this bad?
     The brief's citations cannot be resolved at all; every marker would otherwise look unresolved,

@@ -56,9 +56,11 @@ def _load_sidecar(ctx, brief: Brief) -> Iterator[Reported]:
             yield citation_objects_unreadable.report(Finding(f"sidecar {candidate}: {exc.message}"))
             return
         except (ValueError, RecursionError) as exc:
-            message = jsonlines.error_message(exc, document=True)[0]
+            # the place in the sidecar goes into the message, as B319 places a registry's problems
+            message, line, col = jsonlines.error_message(exc, text=text)
+            message = message.removesuffix(f" at column {col}")  # said once, in front
             brief.citation_source = candidate
-            yield citation_objects_unreadable.report(Finding(f"sidecar {candidate}: {message}"))
+            yield citation_objects_unreadable.report(Finding(f"sidecar {candidate}:{line}:{col}: {message}"))
             return
         citations = data.get("citations") if isinstance(data, dict) else None
         if not isinstance(citations, dict):

@@ -613,11 +613,13 @@ def marker_swallowed_by_link(brief: Brief, ctx):
 def empty_claim_section(brief: Brief, ctx):
     """
     ## What it does
-    Reports a claim section with no bullets, and a claim section the brief lacks.
+    Reports a claim section with no bullets, a claim section the brief lacks, and a missing
+    References section when the brief's bullets cite `[N]` markers.
 
     ## Why is this bad?
     Spec §3.2: an empty section means the synthesis must be retried; a section that abstains says so
-    with an abstain marker bullet instead.
+    with an abstain marker bullet instead. Spec §7.2 ends every synthesis with its References: without
+    them no marker resolves (B302 names each one).
 
     ## Example
 
@@ -654,7 +656,8 @@ def empty_claim_section(brief: Brief, ctx):
 
     ## Fix
     Add the section's bullets, or one abstain marker bullet such as
-    `[Insufficient evidence to represent minority views on this topic]`.
+    `[Insufficient evidence to represent minority views on this topic]`; add the References section
+    with an entry for each marker.
     """
     if brief.abstaining:
         return  # §3.2's abstaining report has no claim sections; B335 checks its own
@@ -663,6 +666,9 @@ def empty_claim_section(brief: Brief, ctx):
             yield Finding(f"claim section '{section.title}' has no bullets", section.line, 1)
     for title in brief.missing_sections:
         yield Finding(f"claim section '{title}' is missing", 1, 1)
+    if brief.references is None and any(bullet.markers for bullet in brief.bullets):
+        references = ctx.kind_options.get("references-heading", "References")
+        yield Finding(f"section '{references}' is missing: every [N] marker resolves to an entry there", 1, 1)
 
 
 @rule("B335", "abstaining-report-incomplete", kind=KIND)

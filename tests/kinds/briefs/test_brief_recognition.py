@@ -229,6 +229,96 @@ def test_a_long_file_with_the_headings_and_nothing_a_brief_holds_gets_no_finding
     assert found(repo(tmp_path, {"essays/long.md": text})) == []
 
 
+# -- 3. a brief that lost its References section ----------------------------------------------------------------
+
+UNREFERENCED = (
+    "## Prevailing View\n- GDP grew 3.1% in the fourth quarter. [1]\n\n## Counterarguments\n"
+    "- [Insufficient evidence to assess this claim]\n\n## What to Watch\n- CPI on Feb 12. [2]\n"
+)
+NO_REFERENCES = "section 'References' is missing: every [N] marker resolves to an entry there"
+
+
+def test_claim_sections_citing_markers_without_references_are_one_verdict(pytester, capsys):
+    """Claim sections whose bullets cite [N] are a brief: the missing References section is
+    reported (B317) with the markers it would resolve (B302), by check, pytest and validate."""
+    root = pytester.path / "repo"
+    root.mkdir()
+    (root / "pyproject.toml").write_text("[tool.citations]\n")
+    (root / "brief.md").write_text(UNREFERENCED)
+    expected = {
+        ("repo/brief.md", 1, 1, "B317", "claim section 'Minority View' is missing"),
+        ("repo/brief.md", 1, 1, "B317", NO_REFERENCES),
+        ("repo/brief.md", 2, 40, "B302", "marker [1] has no entry in the References section"),
+        ("repo/brief.md", 2, 40, "B307", "no stored citation objects: no sidecar brief.citations.json and no synthesis "
+                                         "for this brief in an evidence store"),
+        ("repo/brief.md", 8, 18, "B302", "marker [2] has no entry in the References section"),
+    }
+    assert from_engine(pytester.path, "repo") == expected
+    assert from_cli(pytester.path, "repo", capsys) == expected
+    from_pytest_found, result = from_pytest(pytester, "repo")
+    assert from_pytest_found == expected
+    result.assert_outcomes(failed=1)
+    status = main(["brief", "validate", str(root / "brief.md"), "--report", str(pytester.path / "r.json")])
+    report = json.loads((pytester.path / "r.json").read_text())
+    assert (status, report["validation_passed"]) == (1, False)
+    assert {("repo/brief.md", d["line"], d["col"], d["code"], d["message"]) for d in report["diagnostics"]} == expected
+
+
+@pytest.mark.parametrize("text", [
+    UNREFERENCED,
+    UNREFERENCED.replace("[1]\n", "[1]\n  Analysts agreed.\n"),
+    UNREFERENCED + '\n[1] BEA. "GDP". Feb 10, 2026. https://www.bea.gov/a\n',  # entries left in the last claim section
+    "# Daily Brief\n\n" + UNREFERENCED.replace("## ", "### "),
+    "## Prevailing View\n- [Insufficient evidence to assess this claim]\n\n## Counterarguments\n"
+    "- [Conflicting reports; unable to confirm]\n",  # a brief that abstains throughout
+])
+def test_claim_sections_with_markers_or_abstain_markers_are_a_brief_without_references(text):
+    assert briefs.KIND.sniff(text)
+    assert briefs.looks_like_brief(text, briefs.CLAIM_SECTIONS, "References")
+
+
+ADR = """\
+# ADR 7: Use SQLite for the evidence store
+
+## Context
+
+- Postgres needs a server [1].
+- SQLite is embedded [2].
+
+## Decision
+
+- SQLite.
+
+## References
+
+[1] PostgreSQL documentation. https://www.postgresql.org/docs/
+[2] SQLite documentation. https://sqlite.org/docs.html
+"""
+
+
+@pytest.mark.parametrize("text", [
+    ADR,  # References and [N] entries, but no claim section
+    MEMO.replace("## References", "## Table of authorities"),  # markers in paragraphs, not in bullets
+    # a research note that lists its sources under another heading: a brief with a renamed
+    # References heading is claimed by path (include), as any other renamed heading
+    "## Prevailing View\n- Rates stay high. [1]\n\n## Counterarguments\n- Cuts come soon. [2]\n\n"
+    "## Sources\n[1] A paper. https://a.example/\n[2] Another. https://b.example/\n",
+    "## Prevailing View\nRates stay high.\n\n## Counterarguments\nCuts come soon.\n\n## Notes\n- See the appendix. [1]\n",
+])
+def test_ordinary_writing_without_a_references_heading_is_no_brief(tmp_path, text):
+    assert not briefs.KIND.sniff(text)
+    assert found(repo(tmp_path, {"notes/note.md": text})) == []
+
+
+def test_validate_refuses_what_check_passes_over_and_says_why(tmp_path, capsys):
+    text = "## Prevailing View\nRates stay high.\n\n## Counterarguments\nCuts come soon.\n"
+    root = repo(tmp_path, {"notes/note.md": text})
+    assert found(root) == []
+    assert main(["brief", "validate", str(root / "notes" / "note.md")]) == 2
+    error = capsys.readouterr().err
+    assert "it lacks a References heading or a [N] marker or abstain marker in a claim section's bullet" in error
+
+
 # -- 7. code, preformatted text, scripts and styles in a claim bullet --------------------------------------------
 
 

@@ -72,7 +72,10 @@ def test_casefolded_titles_are_sniffed_as_before(title, claims):
 def test_the_cheap_test_claims_the_tricky_briefs():
     assert sniffed(CLAIMS + "## Referenceſ\n")
     assert sniffed("## ſynthesis ﬆatus: Inſuﬃcient EVIDENCE\n")
-    assert not sniffed(CLAIMS + "## Reference\n") and not sniffed("# Notes\n\nplain text\n")
+    # cited claim sections without a References heading are a brief; with their entries under
+    # another heading ("Reference"), a brief whose References heading is renamed: not by content
+    assert sniffed(CLAIMS + "## Reference\n") and not sniffed(CLAIMS + "## Reference\n[1] x\n")
+    assert not sniffed("# Notes\n\nplain text\n")
 
 
 PIECES = st.sampled_from([

@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import PROJECT, TESTS
+from frontends import from_cli, from_engine, from_pytest
 from pytest_citations.discovery import SNIFF_BYTES
 from pytest_citations.engine import Engine
 from pytest_citations.frontends.cli import main
@@ -186,8 +187,97 @@ def test_a_long_head_is_claimed_by_what_a_briefs_head_always_holds(text, claimed
 
 
 def test_a_short_file_is_claimed_only_as_a_whole_brief():
-    assert not briefs.KIND.sniff("## Prevailing View\n- a [1]\n\n## Counterarguments\n- b [2]\n")
+    assert not briefs.KIND.sniff("## Prevailing View\n- a\n\n## Counterarguments\n- b\n")
     assert not briefs.KIND.sniff("## Prevailing View\n" + FILLER[:30000])
+
+
+LATE_BRIEF = (
+    "## Prevailing View\n- GDP grew 3.1% in the fourth quarter.\n\n## Counterarguments\n"
+    "- [Insufficient evidence to assess this claim]\n\n## References\n"
+    '[1] BEA. "GDP". Feb 10, 2026. https://www.bea.gov/news/2026/gdp\n'
+)
+PREAMBLES = {
+    "background": "# Daily Brief\n\n" + ("Background paragraph. " * 40 + "\n\n") * 80,
+    "html comment": "<!--" + "x" * 80000 + "-->\n\n",
+}
+
+
+@pytest.mark.parametrize("preamble", PREAMBLES)
+def test_claim_sections_past_the_window_are_checked_with_one_verdict(pytester, capsys, preamble):
+    """A brief whose claim sections all start past the window: check, pytest and validate agree."""
+    text = PREAMBLES[preamble] + LATE_BRIEF
+    assert text.index("## Prevailing View") > SNIFF_BYTES
+    root = pytester.path / "repo"
+    root.mkdir()
+    (root / "pyproject.toml").write_text("[tool.citations]\n")
+    (root / "brief.md").write_text(text)
+    expected = from_engine(pytester.path, "repo")
+    assert sorted(code for _, _, _, code, _ in expected) == ["B301", "B303", "B317", "B317"]
+    assert from_cli(pytester.path, "repo", capsys) == expected
+    from_pytest_found, result = from_pytest(pytester, "repo")
+    assert from_pytest_found == expected
+    result.assert_outcomes(failed=1)
+    status = main(["brief", "validate", str(root / "brief.md"), "--report", str(pytester.path / "r.json")])
+    report = json.loads((pytester.path / "r.json").read_text())
+    assert status == 1 and report["validation_passed"] is False
+    assert {("repo/brief.md", d["line"], d["col"], d["code"], d["message"]) for d in report["diagnostics"]} == expected
+
+
+def test_a_brief_named_on_the_command_line_is_checked_whatever_its_length(tmp_path, capsys):
+    (tmp_path / "pyproject.toml").write_text("[tool.citations]\n")
+    (tmp_path / "brief.md").write_text(PREAMBLES["background"] + LATE_BRIEF)
+    assert main(["check", str(tmp_path / "brief.md"), "--format", "json", "--no-cache"]) == 1
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["files_checked"] == 1 and "not checked" not in captured.err
+
+
+def test_a_long_brief_on_standard_input_is_checked_as_on_disk(tmp_path, capsys, monkeypatch):
+    import io
+
+    text = PREAMBLES["background"] + LATE_BRIEF
+    (tmp_path / "pyproject.toml").write_text("[tool.citations]\n")
+    (tmp_path / "brief.md").write_text(text)
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "brief.md", "--format", "json", "--no-cache"]) == 1
+    on_disk = json.loads(capsys.readouterr().out)["diagnostics"]
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(text.encode()), encoding="utf-8"))
+    assert main(["check", "-", "--stdin-filename", "brief.md", "--format", "json"]) == 1
+    assert json.loads(capsys.readouterr().out)["diagnostics"] == on_disk and len(on_disk) == 4
+
+
+@pytest.mark.parametrize("rest", [
+    "## Prevailing View\nOrdinary prose.\n\n## Counterarguments\nMore prose.\n\n## References\n- A book.\n",
+    "## What to Watch\n- The next release. [1]\n\n## Other things\n- More.\n",
+    "## Notes\n- Nothing of a brief here. [1]\n",
+])
+def test_long_ordinary_markdown_with_headings_past_the_window_gets_no_finding(tmp_path, rest):
+    (tmp_path / "pyproject.toml").write_text("[tool.citations]\n")
+    (tmp_path / "notes.md").write_text(PREAMBLES["background"] + rest)
+    assert found(tmp_path) == []
+
+
+def test_the_scan_past_the_window_stops_at_max_file_size(tmp_path):
+    """Claim sections within max-file-size claim the file (reported as too large when it is read);
+    past it they are not looked for: the scan is bounded."""
+    background = PREAMBLES["background"]
+    assert SNIFF_BYTES < len(background) < 100_000
+    (tmp_path / "pyproject.toml").write_text("[tool.citations]\nmax-file-size = 150000\n")
+    (tmp_path / "within.md").write_text(background + LATE_BRIEF + background * 2)
+    (tmp_path / "beyond.md").write_text(background * 3 + LATE_BRIEF)
+    assert [(f[0], f[3]) for f in found(tmp_path)] == [("within.md", "C003")]
+
+
+def test_the_scan_past_the_window_is_linear():
+    """Megabytes of headings and [N] lines: the scan reads each once, whatever they hold."""
+    import time
+
+    block = "".join(f"## Section {n} of what to watch\n- Item [1] of a minority of notes.\n\n" for n in range(2000))
+    text = block * 80  # about 6 MB
+    head = window_head(text)
+    start = time.process_time()
+    assert not briefs.KIND.sniff_long(head, iter([text]))
+    assert briefs.KIND.sniff_long(head, iter([text, "## Prevailing View\n- a [1]\n## Counterarguments\n- b [1]\n"]))
+    assert time.process_time() - start < 5.0
 
 
 @pytest.mark.parametrize("folder", ["ai-agents-head", "pai-opencode-head"])
@@ -207,6 +297,7 @@ def test_real_markdown_made_long_is_not_claimed(realdata):
         text = path.read_text(encoding="utf-8", errors="replace")
         repeated = text * (SNIFF_BYTES // max(len(text.encode()), 1) + 1)
         assert not briefs.KIND.sniff(window_head(repeated)), path
+        assert not briefs.KIND.sniff_long(window_head(repeated), iter([repeated, repeated])), path
 
 
 # -- 3. a claim is its words -----------------------------------------------------------------------------------
@@ -237,6 +328,46 @@ def test_digits_in_a_links_text_are_a_numeric_claim(tmp_path):
         "B320", "numeric/time claim (percentage '3%') needs a Tier 1-2 citation or 2 independent sources; it cites "
                 "[1] market_blog (Tier 3): [Insufficient credible evidence for this claim]",
     )]
+
+
+# An HTML entity is the character it names, a footnote reference is no number: neither states one.
+ENTITIES_AND_FOOTNOTES = [
+    "Markets were calm&#160;overall.",
+    "Markets were calm&#8212;overall.",
+    "Markets were calm&#x2014;overall.",
+    "Markets were calm&nbsp;overall &mdash; and quiet.",
+    "Markets were calm, as the show notes say.[^1]",
+    "Markets were calm, as the show notes say.[^note-2]",
+]
+
+
+@pytest.mark.parametrize("defined", [False, True], ids=["undefined", "defined"])
+@pytest.mark.parametrize("bullet", ENTITIES_AND_FOOTNOTES)
+def test_entities_and_footnote_references_are_no_numeric_claim(tmp_path, bullet, defined):
+    root = quality_repo(tmp_path, f"- {bullet} [1]", [_cite(1, "market_blog")])
+    if defined:  # a footnote definition, which CommonMark reads as a link reference definition
+        (root / "brief.md").write_text((root / "brief.md").read_text() + "\n[^1]: The show notes.\n[^note-2]: More notes.\n")
+    assert found(root, {"B320"}) == []
+
+
+@pytest.mark.parametrize(("bullet", "part"), [
+    ("Stocks rose 3&#37; on the day.", "percentage '3%'"),  # an entity of a character that is part of a number
+    ("Stocks rose &#51;% on the day.", "percentage '3%'"),  # an entity of a digit: the reader reads 3%
+    ("Stocks rose 3%.[^1]", "percentage '3%'"),
+])
+def test_what_an_entity_or_a_footnote_leaves_is_still_read(tmp_path, bullet, part):
+    root = quality_repo(tmp_path, f"- {bullet} [1]", [_cite(1, "market_blog")])
+    assert [f[4].split(")")[0] for f in found(root, {"B320"})] == [f"numeric/time claim ({part}"]
+
+
+def test_validate_fix_keeps_a_bullet_with_an_entity_or_a_footnote(tmp_path, capsys):
+    prevailing = "- Markets were calm&#160;overall. [1]\n- Markets were calm, as the show notes say.[^1] [1]"
+    root = quality_repo(tmp_path, prevailing, [_cite(1, "market_blog")])
+    before = (root / "brief.md").read_text()
+    assert main(["brief", "validate", str(root / "brief.md"), "--fix", "--report", str(tmp_path / "r.json")]) == 0
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert (report["removed_bullets"], report["fixed"]["edits"]) == (0, 0)
+    assert (root / "brief.md").read_text() == before
 
 
 def test_a_link_title_makes_no_policy_claim(tmp_path):
@@ -281,6 +412,16 @@ LINK = {"href": "https://x.example/9", "title": ""}
     ("a [b](u) and\n[c](v/2) d", {}, "a _b____ and\n_c______ d"),
     ("a [unclosed(u/1 c", {}, "a [unclosed(u/1 c"),
     ("a \\[b](u/1) c", {}, "a \\[b](u/1) c"),
+    ("a&#160;b c", {}, "a______b c"),  # an entity is the character it stands for, padded
+    ("a&mdash;b c", {}, "a\u2014______b c"),
+    ("a 3&#37; c", {}, "a 3%____ c"),  # next to the text it joins
+    ("a &#51;% c", {}, "a ____3% c"),
+    ("a [b&#49;](u) c", {}, "a _b1________ c"),  # in a link's text too
+    ("a `&#49;` c", {}, "a _______ c"),  # in a code span it is code
+    ("a \\&#49; c", {}, "a \\&#49; c"),  # escaped, it is text
+    ("a&#10;b c", {}, "a_____b c"),  # a line end it stands for is a blank: the claim keeps its lines
+    ("a.[^1] c", {}, "a.____ c"),  # a footnote reference is no word of the claim
+    ("a.[^1] c", {"^1": LINK}, "a.____ c"),  # nor when its definition makes it a link
 ])
 def test_the_claim_of_a_bullet_blanks_what_is_not_its_words(content, definitions, claim):
     env = {"references": definitions} if definitions else {}
@@ -471,6 +612,27 @@ def test_one_finding_per_numbering_problem(numbers, expected):
     assert [(f"[{lines[f.line]}]", f.message) for f in references_out_of_order.check(brief, None)] == expected
 
 
+# -- 6. a sidecar that is not JSON is reported at the place in the sidecar ------------------------------------
+
+SIDECAR_BRIEF = _brief("- Markets were calm. [1]")
+
+
+@pytest.mark.parametrize(("sidecar", "message"), [
+    ('{"citations": {\n  "1": {"id": "cite_1",\n        "id": "cite_1"}\n}}\n',
+     "sidecar brief.citations.json:3:9: invalid JSON: duplicate key 'id'"),
+    ('{"citations": {\n  "1": {"id": "cite_1",\n        id: "cite_1"}\n}}\n',
+     "sidecar brief.citations.json:3:9: invalid JSON: expecting property name enclosed in double quotes"),
+    ('{"citations": {\n  "1": {"id": "cite_1"}\n}}\n{}\n',
+     "sidecar brief.citations.json:4:1: invalid JSON: extra data"),
+    ('{"citations": {\n  "1": {"id": "cite_\x01"}\n}}\n',
+     "sidecar brief.citations.json:2:21: invalid JSON: invalid control character"),
+])
+def test_an_invalid_sidecar_is_reported_at_its_line_and_column(tmp_path, sidecar, message):
+    (tmp_path / "brief.md").write_text(SIDECAR_BRIEF)
+    (tmp_path / "brief.citations.json").write_text(sidecar)
+    assert [(f[0], f[1], f[2], f[4]) for f in found(tmp_path, {"B318"})] == [("brief.md", 1, 1, message)]
+
+
 # -- hostile briefs ------------------------------------------------------------------------------------------------
 
 MALFORMED = 'References entry [{}] does not follow `[N] Publisher. "Title". Published <date>. <URL>`: '
@@ -592,7 +754,8 @@ def test_a_claim_keeps_every_offset_and_line(content, define):
     claim = briefs.claim_prose(content, env)
     assert len(claim) == len(content)
     assert [i for i, c in enumerate(claim) if c == "\n"] == [i for i, c in enumerate(content) if c == "\n"]
-    assert all(c == " " or c == content[i] for i, c in enumerate(claim))
+    # each character is kept or blanked, but an entity's, which becomes its character padded with blanks
+    assert all(c == " " or c == content[i] or content[i] in "&;" for i, c in enumerate(claim))
 
 
 def test_the_claims_of_hostile_bullets_are_read_in_linear_time():
