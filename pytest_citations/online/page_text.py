@@ -78,7 +78,8 @@ class PageText:
 
 def read_page(body: bytes, content_type: str | None, wants_text: bool) -> PageText:
     """The text (only when ``wants_text``) and the wall of a fetched page of ``content_type``
-    (the Content-Type header, None when the response had none)."""
+    (the Content-Type header, None when the response had none). Reading HTML needs the ``online``
+    extra (selectolax): without it, ImportError is raised, as ``--online`` cannot run at all."""
     media_type, charset = _parse_content_type(content_type)
     kind = _kind(media_type, body)
     if kind == "html":

@@ -11,6 +11,8 @@ import time
 import zlib
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import same_code_environment
 from pytest_citations.online import page_text
@@ -590,6 +592,28 @@ def test_a_page_past_the_parsers_limits_is_read_up_to_them_and_says_so(name, rea
 def test_a_page_cut_at_the_nesting_limit_keeps_the_text_before_it():
     result = read_page(b"<p>Lead paragraph.</p>" + b"<div>x" * 100_000, "text/html", wants_text=True)
     assert result.text.startswith("Lead paragraph.\nx\nx") and result.text.count("x") == 256  # (256 elements deep, each with its x)
+
+
+MARKUP = st.lists(
+    st.sampled_from(["<div>", "</div>", "<p>", "<b>", "</b>", "<!--", "-->", "--!>", "<script>", "</script>", "<svg>", "<path/>",
+                     "<table>", "<td>", "<title>", "<br>", "&amp;", "&#x", ";", '"', "'", "=", " ", ">", "<", "\f", "word", "é", "\x00"])
+    | st.text(max_size=8),
+    max_size=60,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(markup=MARKUP, content_type=st.sampled_from(["text/html", "application/xhtml+xml", "text/html; charset=utf-16"]))
+def test_any_markup_is_read_without_an_error(markup, content_type):
+    result = read_page(markup.encode("utf-8", "surrogatepass"), content_type, wants_text=True)
+    assert isinstance(result.text, str) and "\f" not in result.text and "\n\n" not in result.text
+
+
+@settings(max_examples=100, deadline=None)
+@given(body=st.binary(max_size=300), content_type=st.sampled_from(["application/pdf", None, "application/octet-stream"]))
+def test_any_bytes_as_a_pdf_are_read_without_an_error(body, content_type):
+    result = read_page(b"%PDF-1.4\n" + body, content_type, wants_text=True)
+    assert (result.text is None) == (result.unread is not None)
 
 
 HOSTILE_PDF = {

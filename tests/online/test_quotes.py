@@ -10,6 +10,8 @@ import sys
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import same_code_environment
 from pytest_citations.online.quotes import CLOSEST_CHARACTERS, QuoteMatch, find_quote, normalize, quote_parts
@@ -195,6 +197,30 @@ def test_an_elided_quote_not_found_is_compared_without_its_ellipses():
 def test_a_similarity_of_one_means_only_punctuation_differs():
     match = find_quote("Markets had priced in two cuts; this year", PAGE)
     assert not match.found and match.similarity == 1.0 and match.closest == "Markets had priced in two cuts this year."
+
+
+WORDS = st.lists(st.sampled_from(["the", "Fed", "held", "rates", "…", "...", "\u2014", "-", "\u201c", "\u00ad", "\u200b", "\u00a8",
+                                  "\ufdfa", "\u00b4", "x" * 300, "\n", " "]) | st.text(max_size=6), max_size=40).map(" ".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(quote=WORDS, page=WORDS)
+def test_any_quote_and_page_give_a_coherent_match(quote, page):
+    match = find_quote(quote, page)
+    assert 0.0 <= match.similarity <= 1.0
+    if match.found:
+        assert match == QuoteMatch(found=True, closest=None, similarity=1.0)
+    elif match.closest is not None:
+        assert match.similarity >= 0.5 and len(match.closest) <= CLOSEST_CHARACTERS + 2
+    if not match.found and quote_parts(quote) and " ".join(quote_parts(quote)) in normalize(page):
+        raise AssertionError("a quote whose one part is on the page was not found")
+
+
+@settings(max_examples=200, deadline=None)
+@given(page=WORDS, start=st.integers(0, 40), length=st.integers(1, 40))
+def test_any_part_of_a_page_is_found_on_it(page, start, length):
+    words = page.split()
+    assert find_quote(" ".join(words[start : start + length]), page).found
 
 
 # -- bounds ---------------------------------------------------------------------------------------
