@@ -45,7 +45,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import aiohttp
 from multidict import CIMultiDictProxy
@@ -62,6 +62,9 @@ from pytest_citations.online.addresses import (
     normal_host,
 )
 from pytest_citations.online.response_cache import ResponseCache
+
+if TYPE_CHECKING:
+    from pytest_citations.online.page_text import PageText
 
 OUTCOMES = ("ok", "dns", "connect", "tls", "timeout", "refused-scheme", "refused-address", "robots",
             "redirect-loop", "too-many-redirects", "retry-after")
@@ -122,8 +125,9 @@ class Answer:
     last_modified: str | None = None
 
 
-# page(body, content_type, wants_text) -> (text or None, wall or None), for every final response with a body
-Page = Callable[[bytes, str | None, bool], tuple[str | None, str | None]]
+# page(body, content_type, wants_text) -> what the page says (its text when wanted, a wall, why
+# there is no text or only part of it: page_text.PageText), for every final response with a body
+Page = Callable[[bytes, str | None, bool], "PageText"]
 
 
 def fetch_all(wanted: Iterable[Wanted], settings: FetchSettings, page: Page,
@@ -167,6 +171,7 @@ class _Reply:
     text: str | None = None
     wall: str | None = None
     page_failed: str | None = None  # the type of the exception the page hook raised
+    unread: str | None = None  # why the page gives no text, or only its first part
 
 
 @dataclass
@@ -428,6 +433,8 @@ class _Run:
         detail = status_phrase(reply.status)
         if reply.page_failed is not None:
             detail += f"; the page's text could not be read ({reply.page_failed})"
+        elif reply.unread is not None:
+            detail += f"; {reply.unread}"
         definitive = reply.status != 429 and reply.status < 500 and reply.page_failed is None
         return chain.answer("ok", detail, reply.status, reply), chain.kept(definitive)
 
@@ -520,8 +527,9 @@ class _Run:
         assert body is not None
         loop = asyncio.get_running_loop()
         try:
-            reply.text, reply.wall = await loop.run_in_executor(self.pool, self.page, body, reply.content_type,
-                                                                wants_text)
+            read = await loop.run_in_executor(self.pool, self.page, body, reply.content_type, wants_text)
+            reply.text, reply.wall, reply.unread = read.text, read.wall, read.unread or read.partial
+            reply.truncated = reply.truncated or read.partial is not None
         except Exception as exc:
             reply.page_failed = type(exc).__name__
 

@@ -87,10 +87,13 @@ def fetch(engine: Engine, tasks: list[Task], request: OnlineRequest, cache_folde
           stream: TextIO | None = None) -> OnlineSummary:
     """Fetch what ``tasks`` cite and give the answers to ``engine`` (and its nested engines, now
     and when they are made), with a progress line on a terminal."""
-    from pytest_citations.online.fetch import fetch_all
-    from pytest_citations.online.page_text import read_page
-
     settings = request.settings()
+    try:
+        from pytest_citations.online.fetch import fetch_all
+        from pytest_citations.online.page_text import read_page
+    except ImportError:
+        raise OnlineUnavailable(MISSING) from None
+
     asked = wanted(tasks)
     progress = OnlineProgress(len(asked), stream)
     try:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pytest_citations.online.fetch import Answer, FetchSettings, Wanted, fetch_all
+from pytest_citations.online.page_text import PageText
 
 
 def _is_loopback(host: str) -> bool:
@@ -192,10 +193,10 @@ def send(connection: socket.socket, status: int, body: bytes = b"", headers: dic
 # -- fetching ----------------------------------------------------------------------------------
 
 
-def text_page(body: bytes, content_type: str | None, wants_text: bool) -> tuple[str | None, str | None]:
+def text_page(body: bytes, content_type: str | None, wants_text: bool) -> PageText:
     """A page hook for tests: the body as text when it is wanted; a wall when the body names one."""
     wall = "test-paywall" if b"<paywall>" in body else None
-    return (body.decode("utf-8", "replace") if wants_text else None), wall
+    return PageText(body.decode("utf-8", "replace") if wants_text else None, wall)
 
 
 TEST_SETTINGS = FetchSettings(host_interval=0.0, timeout=2.0, retries=0, robots=False, allow=("127.0.0.1",),

@@ -15,6 +15,7 @@ import pytest
 
 from pytest_citations import __version__
 from pytest_citations.online.fetch import OUTCOMES, Wanted, retry_after_seconds
+from pytest_citations.online.page_text import PageText
 
 from .online_servers import send
 
@@ -51,7 +52,7 @@ def test_the_page_hook_is_asked_for_text_only_when_it_is_wanted(serve, fetch):
 
     def page(body, content_type, wants_text):
         asked.append((body, wants_text))
-        return ("text" if wants_text else None), None
+        return PageText("text" if wants_text else None)
 
     answers = fetch(Wanted(site.url("/a"), text=False), Wanted(site.url("/b"), text=True), page=page)
 
@@ -257,7 +258,7 @@ def test_an_unexpected_error_in_one_url_is_its_answer_and_the_others_go_on(serve
     def page(body, content_type, wants_text):
         if body == b"/bad":
             raise ValueError("cannot read this page")
-        return body.decode(), None
+        return PageText(body.decode())
 
     answers = fetch(site.url("/bad"), site.url("/good"), page=page)
 
@@ -381,7 +382,7 @@ def test_an_endless_body_is_read_up_to_max_body_in_bounded_memory(serve, fetch):
 
     tracemalloc.start()
     try:
-        answer = fetch.one(site.url("/huge"), max_body=1 << 20, page=lambda body, *_: (seen.append(len(body)), None))
+        answer = fetch.one(site.url("/huge"), max_body=1 << 20, page=lambda body, *_: (seen.append(len(body)), PageText(None))[1])
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -407,7 +408,7 @@ def test_a_gzip_bomb_is_read_up_to_max_body_in_bounded_memory(serve, fetch):
     tracemalloc.start()
     try:
         answer = fetch.one(site.url("/bomb"), max_body=2 << 20,
-                           page=lambda body, *_: (seen.append((len(body), body.count(0))), None))
+                           page=lambda body, *_: (seen.append((len(body), body.count(0))), PageText(None))[1])
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()

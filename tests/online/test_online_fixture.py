@@ -8,8 +8,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import PROJECT
 
+from conftest import PROJECT
 from pytest_citations.online.run import OnlineRequest
 from pytest_citations.run.checking import CheckRequest, CheckRun
 
@@ -19,7 +19,7 @@ FIXTURE = PROJECT / "fixtures" / "online-repo"
 EXPECTED = [
     ("briefs/2026-02-11-rates.md", 5, "W705", "closest"),  # [2]'s quote: "since 2024" is "since December" on the page
     ("briefs/2026-02-11-rates.md", 11, "W704", "paywall_policy for 'wire_business' is 'full'"),
-    ("exchanges/rates-question.exchange.json", 35, "W705", "rose sharply"),
+    ("exchanges/rates-question.exchange.json", 67, "W705", "closest"),
     ("runs/2026-02-11-rates/citations/citations.jsonl", 3, "W702", "fed-meeting-preview"),
     ("runs/2026-02-11-rates/citations/citations.jsonl", 4, "W701", "404 Not Found"),
     ("runs/2026-02-11-rates/citations/citations.jsonl", 5, "W703", "status 'invalid' is out of date"),

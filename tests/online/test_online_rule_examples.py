@@ -28,6 +28,7 @@ def test_online_rule_examples(item, case, tmp_path, server):
     hosts = {urlsplit(url).hostname for url in web}
     for url, page in web.items():
         server.expect_request(urlsplit(url).path).respond_with_data(page.body, status=page.status, headers=page.headers)
+    server.expect_request("/robots.txt").respond_with_data("", status=404)  # (unless the example serves one)
     repo = tmp_path / "repo"
     build(files, repo)
     online = OnlineRequest(allow=("127.0.0.1",), connect_to={(host, 80): ("127.0.0.1", server.port) for host in hosts},
