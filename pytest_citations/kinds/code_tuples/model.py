@@ -156,9 +156,14 @@ class CodeTuples:
 
     def sniff(self, head: str) -> bool:
         # JSON and Markdown share the sniff: the engine gives it the head only, not the name
-        if head.lstrip("\ufeff \t\r\n")[:1] in ("{", "[") and head_holds_tuples(head):
+        json_like = head.lstrip("\ufeff \t\r\n")[:1] in ("{", "[")
+        if json_like and head_holds_tuples(head):
             return True
-        return any(True for _ in find_inline(head)) or (_fills_window(head) and ends_inside_a_tuple(head))
+        if any(True for _ in find_inline(head)):
+            return True
+        # A bracket the head's end cuts may be a tuple padded past it, in Markdown; a JSON head cut
+        # inside its own brackets (a deep array, a long line) says nothing of the sort.
+        return not json_like and _fills_window(head) and ends_inside_a_tuple(head)
 
     def units(self, ctx) -> Iterator[Tuple | Reported]:
         rel = ctx.rel.lower()

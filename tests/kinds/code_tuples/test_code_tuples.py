@@ -649,3 +649,12 @@ def test_the_sniff_of_a_long_markdown_head_is_linear(head):
     started = time.perf_counter()
     KIND.sniff(head)
     assert time.perf_counter() - started < 1.0
+
+
+def test_a_json_lines_head_cut_inside_its_own_brackets_is_not_claimed(tmp_path):
+    """A JSON Lines file whose first 64 KiB end inside a deep array is not a Markdown tuple cut by
+    the head: it was claimed as code tuples (R401 on every line that is not JSON)."""
+    deep = "[" * 100_000 + "]" * 100_000
+    (tmp_path / "data.jsonl").write_text('{"id": 1}\n' + deep + "\n", encoding="utf-8")
+    engine = Engine.load(tmp_path)
+    assert engine.kinds_for("data.jsonl") == ()
