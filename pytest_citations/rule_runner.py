@@ -81,10 +81,10 @@ class RuleRunner:
             for r in rules
         ]
         by_type: dict[type, list[tuple]] = {}  # a unit's type -> the running rules that check such units
-        read = ctx.kind.units(ctx)
-        if web:
-            read = with_web_citations(read, ctx)
         try:
+            read = ctx.kind.units(ctx)  # (a kind's units may raise as it is called, not only as it is read)
+            if web:
+                read = with_web_citations(read, ctx)
             for unit in read:
                 if isinstance(unit, Reported):
                     diagnostic = self.diagnostic(unit.code, unit.finding, ctx.rel, ctx.source)
