@@ -233,6 +233,8 @@ class Engine:
                 if shown(diagnostic):
                     found.add(diagnostic)
         for directive, code in suppressions.unused(directives):
+            if self.web is None and self.registry.online(code):
+                continue  # an online rule's suppression is used by online runs only
             message = f"suppression of {code} is unused: " + (
                 "an internal error cannot be suppressed" if code == INTERNAL_ERROR else
                 f"no {code} diagnostic on this " + ("file" if directive.action == "disable-file" else "line")

@@ -98,6 +98,13 @@ def _check_once(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     for notice in outcome.notices:
         print(f"citations: {notice}", file=sys.stderr)
+    if not (args.quiet or args.silent):
+        for line in outcome.online_lines:
+            print(f"citations: {line}", file=sys.stderr)
+    online_selected = [code for code in (*(args.select or ()), *(args.extend_select or ())) if code.startswith("W")]
+    if online_selected and not args.online and not args.silent:
+        print(f"citations: warning: --select {online_selected[0]}: the online rules (W7xx) run only with --online",
+              file=sys.stderr)
     if args.diff or args.fix:
         from pytest_citations.frontends.shown_paths import shown_path, working_folder
 

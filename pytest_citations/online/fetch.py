@@ -268,7 +268,9 @@ class _Run:
         self.now = time.time()
         self._gates: dict[str, _SiteGate] = {}
         self._robots: dict[str, asyncio.Task[robots.Rules | _Failure]] = {}
-        self._no_such_host: dict[str, _Failure] = {}  # host name -> its answer, once a lookup said so
+        # (host name, port) -> its answer, once a lookup said so (by port: --online-connect-to may
+        # send one port of a name to a server and leave the others to DNS)
+        self._no_such_host: dict[tuple[str, int | None], _Failure] = {}
         self._total = asyncio.Semaphore(max(1, settings.total_concurrency))
         self._loop_task: asyncio.Task[dict[str, Answer]] | None = None
         self.session: aiohttp.ClientSession
@@ -407,7 +409,11 @@ class _Run:
             conditional = _conditional_headers(stale) if stale is not None and chain.final_url == stale["final_url"] else {}
             result = await self._attempts(url, conditional, self.settings.max_body, chain)
             if isinstance(result, _Failure):
-                return chain.answer(result.outcome, result.detail, result.status), chain.kept(result.definitive)
+                # A host that does not exist is not kept past the run: a name may come to exist, and
+                # a machine without DNS (a closed network, a typo in --online-connect-to) would keep
+                # every URL dead for a day.
+                kept = result.definitive and result.outcome != "dns"
+                return chain.answer(result.outcome, result.detail, result.status), chain.kept(kept)
             if result.status == 304 and conditional and stale is not None:
                 renewed = _answer_of(chain.url, stale, time.time(), requests=chain.requests)
                 return replace(renewed, redirects=tuple(chain.redirects)), stale["wanted_text"]
@@ -435,7 +441,9 @@ class _Run:
             detail += f"; the page's text could not be read ({reply.page_failed})"
         elif reply.unread is not None:
             detail += f"; {reply.unread}"
-        definitive = reply.status != 429 and reply.status < 500 and reply.page_failed is None
+        # (a text wanted but not read may be read another day: the pdf extra installed, say)
+        definitive = (reply.status != 429 and reply.status < 500 and reply.page_failed is None
+                      and not (chain.wants_text and reply.text is None and reply.unread is not None))
         return chain.answer("ok", detail, reply.status, reply), chain.kept(definitive)
 
     def _checked(self, url: URL, redirected: bool) -> URL | _Failure:
@@ -466,7 +474,7 @@ class _Run:
         """The response from ``url`` after the retries its answers call for."""
         settings = self.settings
         attempts = 1 + max(0, settings.retries)
-        host = normal_host(url.raw_host or "")
+        host = (normal_host(url.raw_host or ""), url.port)
         if host in self._no_such_host:
             return self._no_such_host[host]
         for attempt in range(attempts):

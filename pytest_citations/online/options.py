@@ -6,6 +6,7 @@ cannot allow a host or change how the web is fetched."""
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import re
 from collections.abc import Callable
 from typing import Any
@@ -14,6 +15,7 @@ from pytest_citations.online.run import OnlineRequest
 
 _DURATION = re.compile(r"(?P<number>\d+(?:\.\d+)?)(?P<unit>[smhd]?)")
 _UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
+_HOST_NAME = re.compile(r"(?=.{1,253}\.?$)(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?\.)*[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?\.?")
 _CONNECT_TO = re.compile(r"(?P<host>\[[^\]]+\]|[^:\[\]]+):(?P<port>\d+):(?P<to_host>\[[^\]]+\]|[^:\[\]]+):(?P<to_port>\d+)")
 
 
@@ -52,11 +54,22 @@ def positive_integer(text: str) -> int:
 
 
 def hosts(text: str) -> list[str]:
-    """A comma-separated list of host names, addresses and networks."""
+    """A comma-separated list of host names, addresses and networks (CIDR)."""
     found = [part.strip() for part in text.split(",") if part.strip()]
     if not found:
         raise argparse.ArgumentTypeError("name a host, an address or a network (CIDR)")
+    for item in found:
+        if not _is_host(item):
+            raise argparse.ArgumentTypeError(f"{item!r} is not a host name, an IP address or a network (CIDR) such as 10.0.0.0/8")
     return found
+
+
+def _is_host(text: str) -> bool:
+    try:
+        ipaddress.ip_network(text.strip("[]"), strict=False)
+        return True
+    except ValueError:
+        return "/" not in text and _HOST_NAME.fullmatch(text) is not None
 
 
 def connect_to(text: str) -> tuple[tuple[str, int], tuple[str, int]]:

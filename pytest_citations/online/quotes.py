@@ -4,8 +4,10 @@ not, the page's words that come closest.
 Both texts are normalized the same way before they are compared: Unicode NFKC (ligatures, full-width
 forms and the ellipsis character become plain letters and dots), case-folded, typographic quotes,
 apostrophes and dashes made plain (an acute accent or a backtick used as an apostrophe too), soft
-hyphens, zero-width characters and lone spacing accents dropped, whitespace collapsed (and removed
-around a dash). A quote is found when it is a part of the page's text. An ellipsis (``...``,
+hyphens, zero-width characters and lone spacing accents dropped, whitespace collapsed; then
+footnote markers (``[1]``), double quote marks, hyphens and dashes left out, which typesetting
+moves or adds (a comma inside or outside quote marks, a word hyphenated across a PDF's line end).
+The quote's HTML entities are decoded. A quote is found when it is a part of the page's text. An ellipsis (``...``,
 ``…``, ``. . .``, ``[...]``) inside a quote marks an elision: the parts between ellipses must all be
 on the page, in order. Quote marks around the quote, ellipses at its ends, and the punctuation at
 the ends of the quote and next to an ellipsis (a period the quoting sentence added) do not count.
@@ -19,6 +21,7 @@ found in one pass, and only that window is compared with the quote. The page is 
 from __future__ import annotations
 
 import difflib
+import html
 import itertools
 import operator
 import re
@@ -53,6 +56,7 @@ _REPLACED = {
 }
 _TO_REPLACE = re.compile("[" + "".join(_REPLACED) + "]")
 _SPACE = re.compile(r"\s")
+_FOOTNOTE = re.compile(r" ?\[\d{1,3}\]")
 _ELISION = re.compile(r"\s*[\[(]?\s*(?:\.\s?){3,}\s*[\])]?\s*")
 # cut from both ends of a quote and of each part of an elided one (a shorter part is found as often)
 _EDGE_PUNCTUATION = " \"',;:."
@@ -74,12 +78,19 @@ class QuoteMatch:
 
 def normalize(text: str) -> str:
     """The text as quotes and pages are compared (see the module's description)."""
-    return _join_dashes(" ".join(_plain(text).split()))
+    return _loosen(_join_dashes(" ".join(_plain(text).split())))
+
+
+def _loosen(text: str) -> str:
+    """What typesetting moves or adds taken out of a normalized text: footnote markers (``[1]``),
+    double quote marks (a comma inside or outside them, as house styles differ) and hyphens and
+    dashes (a word hyphenated across a PDF's line end reads ``expec- tations``)."""
+    return _FOOTNOTE.sub("", text).replace('"', "").replace("-", "")
 
 
 def quote_parts(quote: str) -> list[str]:
     """The normalized parts of a quote that must be on the page in order: one, or one per elision."""
-    parts = (part.strip(_EDGE_PUNCTUATION) for part in _ELISION.split(normalize(quote)))
+    parts = (part.strip(_EDGE_PUNCTUATION) for part in _ELISION.split(normalize(html.unescape(quote))))
     return [part for part in parts if part]
 
 
@@ -128,7 +139,7 @@ def _pieces(text: str) -> Iterator[str]:
 def _normalized_page(plain_pieces: list[str]) -> str:
     """The page as :func:`normalize` makes it, from its pieces made plain."""
     collapsed = (" ".join(piece.split()) for piece in plain_pieces)
-    return _join_dashes(" ".join(piece for piece in collapsed if piece))
+    return _loosen(_join_dashes(" ".join(piece for piece in collapsed if piece)))
 
 
 def _in_order(parts: list[str], page: str) -> bool:

@@ -23,6 +23,9 @@ if TYPE_CHECKING:
     from pytest_citations.online.fetch import Answer
 
 ONLINE_HELP = "docs/online.md"
+# Statuses a live page does not contradict: "mismatch" judges the page's content against the
+# citation, and a paywall or block may show only to a browser (a script's wall answers 200).
+_NOT_CONTRADICTED_BY_A_PAGE = frozenset(("mismatch", "paywalled", "blocked"))
 
 
 def _answer(c: WebCitation, ctx: RuleContext) -> Answer | None:
@@ -43,6 +46,11 @@ def _says(c: WebCitation) -> str:
     if recorded.http_status is not None:
         said += f", http_status {quoted(recorded.http_status)}"
     return f"; the record says {said}"
+
+
+def _redirected(answer: Answer) -> str:
+    """`` (it redirects to X)`` when the answer's end lies past redirects, else nothing."""
+    return f" (it redirects to {quoted(answer.final_url)})" if answer.redirects else ""
 
 
 def _record_fix(c: WebCitation, answer: Answer, status: str):
@@ -105,7 +113,7 @@ def dead_url(c: WebCitation, ctx: RuleContext) -> Iterator[Finding]:
     found = verdict(answer)
     if found.state is not State.DEAD or (c.recorded is not None and c.recorded.status == "invalid"):
         return
-    yield _at(c, f"{c.what} cites a dead URL {quoted(c.url)}: {found.reason}{_says(c)}",
+    yield _at(c, f"{c.what} cites a dead URL {quoted(c.url)}{_redirected(answer)}: {found.reason}{_says(c)}",
               _record_fix(c, answer, "invalid"))
 
 
@@ -173,9 +181,10 @@ def outdated_record_status(c: WebCitation, ctx: RuleContext) -> Iterator[Finding
     """
     ## What it does
     In an online run, reports a `citation.v1` record whose `status` no longer says what its page
-    answers: `invalid` for a page that is live again, `valid` for a page now behind a paywall
-    (`paywalled`) or blocked (`blocked`), and so on. A dead page under a record that does not say
-    `invalid` is W701's.
+    answers: `invalid` for a page that is live again (or walled), `valid` for a page now behind a
+    paywall (`paywalled`) or blocked (`blocked`). A dead page under a record that does not say
+    `invalid` is W701's. A live or walled page does not contradict `mismatch` (the producer's
+    verdict on the page's content) or `paywalled` and `blocked` (a wall may show only to a browser).
 
     ## Why is this bad?
     What reads the record (synthesis, utilization, a reader) trusts its `status`; one that is out
@@ -220,6 +229,8 @@ def outdated_record_status(c: WebCitation, ctx: RuleContext) -> Iterator[Finding
     found = verdict(answer)
     if found.record_status is None or found.record_status == recorded.status or found.state is State.DEAD:
         return
+    if recorded.status in _NOT_CONTRADICTED_BY_A_PAGE and found.state in (State.LIVE, State.WALLED):
+        return  # (the producer judged the content, or saw a wall this check cannot see)
     message = (f"the record's status {quoted(recorded.status)} is out of date: the page answers "
                f"{found.reason} now (status {quoted(found.record_status)})")
     yield _at(c, message, _record_fix(c, answer, found.record_status))
@@ -342,7 +353,8 @@ def quote_not_on_page(c: WebCitation, ctx: RuleContext) -> Iterator[Finding]:
     if answer.truncated:
         message += " (only the first part of the page was read: it is larger than the online check reads)"
     if match.closest is not None:
-        message += f"; closest ({match.similarity:.0%} similar): {quoted(match.closest)}"
+        similar = min(99, int(match.similarity * 100))  # (rounded down: a quote not found is never "100%")
+        message += f"; closest ({similar}% similar): {quoted(match.closest)}"
     else:
         message += "; nothing on the page comes close"
     yield _at(c, message)
@@ -447,4 +459,5 @@ def refused_url(c: WebCitation, ctx: RuleContext) -> Iterator[Finding]:
     """
     answer = _answer(c, ctx)
     if answer is not None and verdict(answer).state is State.REFUSED:
-        yield _at(c, f"{c.what} cites {quoted(c.url)}, which is not fetched: {answer.detail}")
+        hint = "; allow the host on the command line (--online-allow) to fetch it" if answer.outcome == "refused-address" else ""
+        yield _at(c, f"{c.what} cites {quoted(c.url)}{_redirected(answer)}, which is not fetched: {answer.detail}{hint}")

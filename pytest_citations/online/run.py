@@ -9,6 +9,7 @@ do not depend on the web (the answers have a cache of their own, :mod:`.response
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 import time
@@ -88,21 +89,48 @@ def fetch(engine: Engine, tasks: list[Task], request: OnlineRequest, cache_folde
     """Fetch what ``tasks`` cite and give the answers to ``engine`` (and its nested engines, now
     and when they are made), with a progress line on a terminal."""
     settings = request.settings()
+    asked = wanted(tasks)
     try:
         from pytest_citations.online.fetch import fetch_all
         from pytest_citations.online.page_text import read_page
     except ImportError:
         raise OnlineUnavailable(MISSING) from None
 
-    asked = wanted(tasks)
     progress = OnlineProgress(len(asked), stream)
     try:
         answers = fetch_all(asked, settings, read_page, cache_folder, progress.answered)
     finally:
         progress.close()
+    notices = [f"warning: --online-connect-to {host}:{port} matches no cited URL"
+               for host, port in settings.connect_to if not any(_origin(w.url) == (host, port) for w in asked)]
+    if _network_unreachable(answers):
+        notices.append(f"warning: the network looks unreachable: none of the {len({_host(url) for url in answers})} "
+                       "cited hosts answered, so no URL was judged (W706)")
+        answers = {url: dataclasses.replace(answer, outcome="unreachable", detail="the network looks unreachable")
+                   for url, answer in answers.items()}
     for each in (engine, *engine.nested_engines, *{task.engine for task in tasks}):
         each.web = answers
-    return OnlineSummary(answers)
+    return OnlineSummary(answers, notices)
+
+
+UNREACHABLE_HOSTS = 3  # this many cited hosts, none answering at all, is a network down, not dead pages
+_NETWORK_FAILURES = frozenset(("dns", "connect", "timeout", "tls"))
+
+
+def _network_unreachable(answers: Mapping[str, Answer]) -> bool:
+    """Whether no cited host answered at all although several were asked: then the machine has no
+    network (a closed CI runner, a proxy it must use), and its URLs are not known to be dead."""
+    asked = [answer for answer in answers.values() if answer.outcome not in ("refused-scheme", "refused-address")]
+    hosts = {_host(answer.url) for answer in asked}
+    return len(hosts) >= UNREACHABLE_HOSTS and all(answer.outcome in _NETWORK_FAILURES for answer in asked)
+
+
+def _origin(url: str) -> tuple[str, int] | None:
+    try:
+        parts = urlsplit(url)
+        return (parts.hostname or "", parts.port or {"http": 80, "https": 443}.get(parts.scheme, 0))
+    except ValueError:
+        return None
 
 
 class OnlineProgress:
@@ -139,7 +167,8 @@ class OnlineProgress:
 class OnlineSummary:
     """What the fetch did, per host: for the lines the run prints at its end."""
 
-    def __init__(self, answers: Mapping[str, Answer]) -> None:
+    def __init__(self, answers: Mapping[str, Answer], notices: list[str] | None = None) -> None:
+        self.notices = notices or []  # what the user should know of the fetch (a mapping that matched nothing)
         self.urls = len(answers)
         self.requests = sum(answer.requests for answer in answers.values())
         self.cached = sum(answer.from_cache for answer in answers.values())
@@ -153,6 +182,7 @@ class OnlineSummary:
     def lines(self) -> list[str]:
         """``online: 10000 URLs on 50 hosts, 9950 requests, 50 from the cache`` and a line per host
         with URLs that are not live, the worst first, at most :data:`SUMMARY_HOSTS`."""
+        from pytest_citations.core.diagnostics import clipped
         from pytest_citations.frontends.reporters.ci_log import defuse_text
 
         lines = [f"online: {self.urls} URL{'s' if self.urls != 1 else ''} on {len(self.by_host)} "
@@ -162,7 +192,9 @@ class OnlineSummary:
                           key=lambda item: (item[1]["live"] - item[1]["urls"], item[0]))
         for host, counts in troubled[:SUMMARY_HOSTS]:
             states = ", ".join(f"{counts[state.value]} {state.value}" for state in State if counts[state.value])
-            lines.append(defuse_text(f"online:   {host}: {counts['urls']} URLs ({states}), {counts['requests']} requests"))
+            urls, requests = counts["urls"], counts["requests"]
+            lines.append(defuse_text(f"online:   {clipped(host, 100)}: {urls} URL{'s' if urls != 1 else ''} ({states}), "
+                                     f"{requests} request{'s' if requests != 1 else ''}"))
         if len(troubled) > SUMMARY_HOSTS:
             lines.append(f"online:   and {len(troubled) - SUMMARY_HOSTS} more hosts with URLs that are not live")
         return lines

@@ -239,6 +239,12 @@ class RuleRegistry:
     def __iter__(self) -> Iterator[Rule]:
         return iter([self._loaded(item) for item in self.declared()])
 
+    def online(self, code: str) -> bool:
+        """Whether ``code`` is an online rule's: of no kind, checking units (the W7xx rules, which
+        run only in an online run); a code no rule has is not."""
+        item = self._by_code.get(code)
+        return item is not None and item.kind is None and item.scope == "record"
+
     def get(self, code_or_name: str) -> Rule | None:
         code = code_or_name.upper() if code_or_name.upper() in self._by_code else self._by_name.get(code_or_name)
         return None if code is None else self._loaded(self._by_code[code])

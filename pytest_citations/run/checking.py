@@ -82,6 +82,7 @@ class CheckOutcome:
     notices: list[str] = field(default_factory=list)
     hidden_by_baseline: int | None = None  # None: no baseline
     fixed_text: str | None = None  # standard input's text once fixed (a fix of standard input)
+    online_lines: list[str] = field(default_factory=list)  # what an online run fetched, per host (a summary)
 
 
 def _existing_folder(named: Path | None) -> Path:
@@ -212,9 +213,11 @@ class CheckRun:
         if record is not None and not request.selecting and not any(d.code == INTERNAL_ERROR for d in report.diagnostics):
             record.record(tasks, results)
         engine.save_cache()
+        outcome = CheckOutcome(engine, report, hits, fixed, notices, None if hidden is None else sum(hidden))
         if self.online_summary is not None:
-            notices.extend(self.online_summary.lines())
-        return CheckOutcome(engine, report, hits, fixed, notices, None if hidden is None else sum(hidden))
+            notices.extend(self.online_summary.notices)
+            outcome.online_lines = self.online_summary.lines()
+        return outcome
 
     def _check_stdin(self) -> CheckOutcome:
         """Standard input checked as the file ``stdin_filename``: claimed by its path and the head

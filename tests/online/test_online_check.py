@@ -202,7 +202,7 @@ def test_a_re_run_with_a_fresh_cache_makes_no_request(tmp_path, web):
     outcome = again.check()
     assert len(web.log) == asked
     assert again.online_summary is not None and (again.online_summary.requests, again.online_summary.cached) == (0, 5)
-    assert "online: 5 URLs on 1 host, 0 requests, 5 from the cache" in outcome.notices
+    assert "online: 5 URLs on 1 host, 0 requests, 5 from the cache" in outcome.online_lines
     refreshed = CheckRun(CheckRequest(paths=(repo,), online=online(web, refresh=True), cache_dir=cache))
     refreshed.check()
     pages = [request.path for request, _ in web.log[asked:] if request.path != "/robots.txt"]
@@ -262,3 +262,71 @@ def test_a_missing_online_extra_is_a_usage_error(tmp_path, monkeypatch):
     write_records(tmp_path, valid_record("http://news.example/a"))
     with pytest.raises(RunError, match=r"pytest-citations\[online\]"):
         CheckRun(CheckRequest(paths=(tmp_path,), online=OnlineRequest())).check()
+
+
+# -- from a new user's review --------------------------------------------------------------------
+
+
+def test_an_online_rule_s_suppression_is_not_unused_in_an_offline_run(tmp_path, web):
+    statement = serve(web, "/statement", "<p>The Committee decided to maintain the target range.</p>")
+    markets = serve(web, "/markets-free", "<p>Markets</p>")
+    write_brief(tmp_path, "The Committee decided to lower the target range", (statement, markets))
+    brief = tmp_path / "brief.md"
+    text = brief.read_text(encoding="utf-8").replace("- The Fed held", "<!-- citations: disable-next-line W705 -- quoted from the print edition -->\n- The Fed held")
+    brief.write_text(text, encoding="utf-8")
+    assert found(check(tmp_path, web)) == []
+    offline = CheckRun(CheckRequest(paths=(tmp_path,), use_cache=False)).check()
+    assert [d.code for d in offline.report.diagnostics if d.code in ("C007", "W705")] == []
+
+
+def test_a_network_that_answers_nothing_judges_no_url(tmp_path, web):
+    write_records(tmp_path, *(valid_record(f"http://site{n}.invalid/a") for n in range(3)))
+    outcome = check(tmp_path, web)
+    assert [code for code, _, _ in found(outcome)] == ["W706"] * 3
+    assert any("network looks unreachable" in notice for notice in outcome.notices)
+    assert not any(d.fix for d in outcome.report.diagnostics)
+
+
+def test_one_dead_host_among_live_ones_is_dead(tmp_path, web):
+    write_records(tmp_path, valid_record("http://gone.invalid/a"), valid_record(serve(web, "/live", "<p>live</p>")))
+    assert [code for code, _, _ in found(check(tmp_path, web))] == ["W701"]
+
+
+@pytest.mark.parametrize("status", ["mismatch", "paywalled", "blocked"])
+def test_a_live_page_does_not_contradict_a_content_or_wall_verdict(tmp_path, web, status):
+    write_records(tmp_path, valid_record(serve(web, "/page", "<p>page</p>"), status=status))
+    assert found(check(tmp_path, web)) == []
+
+
+def test_a_dead_redirect_target_is_named(tmp_path, web):
+    moved = serve(web, "/moved", status=308, headers={"Location": "http://gone.invalid/there"})
+    write_records(tmp_path, valid_record(moved))
+    (code, _, message), = found(check(tmp_path, web))
+    assert code == "W701" and "redirects to 'http://gone.invalid/there'" in message
+
+
+def test_a_mapped_port_is_fetched_whatever_an_unmapped_port_of_the_same_name_answered(tmp_path, web):
+    web.expect_request("/live").respond_with_data("<p>live</p>", content_type="text/html")
+    write_records(tmp_path, valid_record("https://site.invalid/x"), valid_record("http://site.invalid/live"))
+    online = OnlineRequest(allow=("127.0.0.1",), connect_to={("site.invalid", 80): ("127.0.0.1", web.port)},
+                           timeout=3, host_interval=0)
+    outcome = CheckRun(CheckRequest(paths=(tmp_path,), online=online, use_cache=False)).check()
+    assert [(code, line) for code, line, _ in found(outcome)] == [("W701", 1)]
+
+
+def test_the_cli_says_how_online_findings_are_fixed_and_what_the_options_need(tmp_path, web, capsys):
+    from pytest_citations.frontends.cli import main
+
+    write_records(tmp_path, valid_record(serve(web, "/gone", status=404)))
+    options = ["--online", "--online-allow", "127.0.0.1", "--online-connect-to", f"{HOST}:80:127.0.0.1:{web.port}",
+               "--online-connect-to", "other.example:80:127.0.0.1:1", "--no-cache"]
+    assert main(["check", str(tmp_path), *options]) == 1
+    out, err = capsys.readouterr()
+    assert "fixable with `citations check --online --fix`" in out
+    assert "--online-connect-to other.example:80 matches no cited URL" in err and "citations: online: 1 URL on 1 host" in err
+    assert main(["check", str(tmp_path), *options, "-q"]) == 1
+    assert "citations: online:" not in capsys.readouterr().err
+    assert main(["check", str(tmp_path), "--select", "W701"]) == 0
+    assert "run only with --online" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["check", str(tmp_path), "--online", "--online-allow", "127.0.0.1/33"])

@@ -65,8 +65,9 @@ class RuleCount:
     def described(self) -> str:
         """``2 diagnostics``, and ``, fixable with `citations check --fix``` when any of them is."""
         from pytest_citations.frontends.reporters._common import plural
+        from pytest_citations.frontends.reporters.text import fix_legend
 
-        fixable = ", fixable with `citations check --fix`" if self.fixable else ""
+        fixable = f", {fix_legend([self.code])}" if self.fixable else ""
         return plural(self.count, "diagnostic") + fixable
 
 

@@ -9,7 +9,14 @@ from pytest_citations.frontends.reporters._common import counts, format_diagnost
 
 COLOR_CHOICES = ("auto", "always", "never")
 FIX_LEGEND = "fixable with `citations check --fix`"
+ONLINE_FIX_LEGEND = "fixable with `citations check --online --fix`"  # (an online rule's fix needs the web's answer)
 RULE_HINT = "`citations rule CODE` explains a rule."
+
+
+def fix_legend(codes) -> str:
+    """What ``[*]`` marks: fixable with ``--fix``, or with ``--online --fix`` when any of the fixable
+    ``codes`` is an online rule's (W7xx)."""
+    return ONLINE_FIX_LEGEND if any(code.startswith("W") for code in codes) else FIX_LEGEND
 
 
 def summary(report, hidden_by_baseline: int | None = None) -> str:
@@ -28,7 +35,7 @@ def summary(report, hidden_by_baseline: int | None = None) -> str:
     hidden = f" ({hidden_by_baseline} more hidden by the baseline)" if hidden_by_baseline else ""
     lines = [f"Found {found} in {plural(files, 'file')}{hidden}."]
     if fixable:
-        lines.append(f"[*] {fixable} {FIX_LEGEND}.")
+        lines.append(f"[*] {fixable} {fix_legend(d.code for d in report.diagnostics if d.fix is not None)}.")
     lines.append(RULE_HINT)
     return "\n".join(lines)
 
@@ -51,7 +58,8 @@ def fixes_list(per_file: Mapping[str, Counter], names: Mapping[str, str], fixed:
     total = sum(sum(codes.values()) for codes in per_file.values())
     if not total:
         return []
-    lines = [f"Fixed {plural(total, 'finding')}:" if fixed else f"{plural(total, 'finding')} {FIX_LEGEND}:"]
+    legend = fix_legend(code for codes in per_file.values() for code in codes)
+    lines = [f"Fixed {plural(total, 'finding')}:" if fixed else f"{plural(total, 'finding')} {legend}:"]
     for path, codes in sorted(per_file.items()):
         if not codes:
             continue
