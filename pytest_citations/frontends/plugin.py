@@ -77,6 +77,31 @@ class CitationsWarning(UserWarning):
     """A warning-severity diagnostic; it does not fail the item."""
 
 
+def _warn(diagnostic: Diagnostic, path: str) -> None:
+    """Issue ``diagnostic`` as a :class:`CitationsWarning` located at its line of the artifact at
+    ``path``, so that pytest's warnings summary names that file and line (not this module), and
+    shows under it the window of the line the diagnostic keeps, as ``citations check`` does.
+
+    Python's warnings would read the line from the file (``linecache``: the whole file, outside
+    ``sources.py``) and pytest would print all of it for each warning, so the warning is caught
+    as the filters let it through and shown again with its line given: the filters decide as
+    before (``-W error::...CitationsWarning`` raises here), and nothing reads the file."""
+    from pytest_citations.frontends.reporters.text import format_diagnostic
+
+    message = "\n".join(format_diagnostic(diagnostic, show_source=False))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.warn_explicit(CitationsWarning(message), CitationsWarning, path, diagnostic.line)
+    for shown in caught:
+        warnings.showwarning(shown.message, shown.category, shown.filename, shown.lineno, line=_window_of_line(diagnostic))
+
+
+def _window_of_line(diagnostic: Diagnostic) -> str:
+    """What ``citations check`` shows of the diagnostic's line (none when it keeps no line)."""
+    from pytest_citations.frontends.reporters._common import source_lines
+
+    return source_lines(diagnostic.context, diagnostic.col, diagnostic.context_start)[0].strip() if diagnostic.context else ""
+
+
 class CitationsFailure(Exception):
     def __init__(self, diagnostics) -> None:
         super().__init__(f"{len(diagnostics)} citation problems")
@@ -637,19 +662,14 @@ class CitationsItem(pytest.Item):
             self.__dict__.pop("location", None)  # pytest's cached_property, computed at logstart
 
     def runtest(self) -> None:
-        from pytest_citations.frontends.reporters.text import format_diagnostic
-
         failures = []
         shown = self.parent.shown_path
         for diagnostic in self.check():
             if diagnostic.severity != "warning":
                 failures.append(diagnostic)
                 continue
-            message = "\n".join(format_diagnostic(diagnostic, show_source=False))
             try:
-                # Located at the artifact's line, so that the summary shows that file and line,
-                # not this module and its ``warnings.warn`` call.
-                warnings.warn_explicit(CitationsWarning(message), CitationsWarning, shown, diagnostic.line)
+                _warn(diagnostic, shown)
             except CitationsWarning:  # -W error::...CitationsWarning: the warning fails the item
                 failures.append(diagnostic)
         if failures:
