@@ -299,9 +299,14 @@ class CitationsCollector:
         default ``norecursedirs`` would skip; leave a folder more than 32 folders below every
         checked path to :class:`CitationsRemainder` (pytest walks folders by recursion, in time
         that grows with the square of their depth, and a checkout may nest them a thousand deep);
-        leave every other decision to pytest."""
-        below = [len(collection_path.parts) - len(path.parts) for path in self.paths if collection_path.is_relative_to(path)]
-        if below and min(below) > 32 and collection_path.is_dir():
+        leave every other decision to pytest. A folder pytest enters only because of this hook (in
+        a hidden folder) is left to :class:`CitationsRemainder` too when pytest's walk could not
+        list it (see :func:`_pytest_can_list`): pytest would end the session there."""
+        under = [collection_path.parts[len(path.parts):] for path in self.paths if collection_path.is_relative_to(path)]
+        if under and min(map(len, under)) > 32 and collection_path.is_dir():
+            return True
+        hidden = any(part.startswith(".") for parts in under for part in parts)
+        if hidden and collection_path.is_dir() and not _pytest_can_list(collection_path):
             return True
         if not collection_path.name.startswith(".") or not collection_path.is_dir():
             return None
@@ -536,6 +541,18 @@ def _node_names(parent: pytest.Collector, path: Path, name: str | None) -> _Node
     return {"name": safe(name), "nodeid": safe(rel)}
 
 
+def _pytest_can_list(folder: Path) -> bool:
+    """Whether pytest's walk can list ``folder``: it asks each entry whether it is a file, which
+    raises for a committed symlink whose target's name is too long."""
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                entry.is_file()
+    except OSError:
+        return False
+    return True
+
+
 def _files_below(engine: Engine, folder: Path) -> tuple[list[str], list[str]]:
     """(the files below ``folder``, a real folder, that the walk of ``citations check`` finds,
     the folders below it with settings of their own); an unreadable settings file is a UsageError."""
@@ -603,7 +620,20 @@ class DiagnosticsRepr:
         return "\n".join(self.lines)
 
 
-class CitationsFile(pytest.File):
+class _HooksOfTheFolder:
+    """A node of an artifact file, whose pytest hooks are those of the file's folder.
+
+    pytest works them out from the conftest files of the folder of ``path``, asking first
+    whether ``path`` is a file; that question raises for a committed symlink whose target's name
+    is too long (an INTERNALERROR), where the check reports ``C001`` for that file. The folder is
+    the one pytest would find for any file, so the hooks are the same."""
+
+    @property
+    def ihook(self):
+        return self.session.gethookproxy(self.path.parent)
+
+
+class CitationsFile(_HooksOfTheFolder, pytest.File):
     def __init__(self, *, engine: Engine, kinds: tuple, rel: str, collector: CitationsCollector, **kwargs) -> None:
         super().__init__(**kwargs)
         self.engine = engine
@@ -628,7 +658,7 @@ class CitationsFile(pytest.File):
         yield CitationsItem.from_parent(self, name=ITEM_NAME)
 
 
-class CitationsItem(pytest.Item):
+class CitationsItem(_HooksOfTheFolder, pytest.Item):
     parent: CitationsFile  # (made only by CitationsFile.collect)
 
     def __init__(self, **kwargs) -> None:
