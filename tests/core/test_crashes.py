@@ -125,3 +125,31 @@ def test_a_path_longer_than_the_system_allows_is_a_settings_error(deep_repo):
     assert done.returncode not in (0, 1), done.stdout  # (pytest's own walk cannot list those folders either)
     assert command_lines(done.stdout + done.stderr) == []
     assert "INTERNALERROR" not in done.stdout + done.stderr
+
+
+# -- a baseline's content -----------------------------------------------------------------------
+
+BASELINES = {
+    "a count of 1e400": (
+        '{"format": "pytest-citations-baseline/1", "entries": '
+        '[{"path": "p", "code": "M207", "message": "m ##[error]x", "count": 1e400}]}',
+        "malformed baseline entry",
+    ),
+    "100000 brackets": ("[" * 100_000, "cannot read baseline: it is nested too deeply"),
+}
+
+
+@pytest.mark.parametrize(("text", "said"), BASELINES.values(), ids=BASELINES.keys())
+def test_a_baseline_the_reader_cannot_take_is_a_usage_error(tmp_path, text, said):
+    """Was: ``OverflowError`` / ``RecursionError``, a traceback (exit 1) and pytest's INTERNALERROR."""
+    repo = _repo(tmp_path)
+    (repo / ".serena" / "memories" / "m.md").write_text(MEMORY)
+    (repo / "baseline.json").write_text(text)
+    done = citations(repo, "--baseline", "baseline.json")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("citations: error: baseline.json: ") and said in done.stderr
+    assert_no_traceback_and_no_command(done)
+    done = pytest_citations(repo, "--citations-baseline", "baseline.json")
+    assert done.returncode == 4, done.stdout + done.stderr
+    assert "baseline.json: " in done.stderr and said in done.stderr
+    assert_no_traceback_and_no_command(done)
