@@ -4,7 +4,8 @@ errors and the fixer").
 Each case is a checkout that made ``citations check`` or ``pytest --citations`` end in a traceback
 (``citations`` printed it after putting back the raw standard error, so the file names it quoted
 reached the log undefused) or in pytest's INTERNALERROR. Each now gets a clear diagnostic or a
-usage error, and no traceback.
+usage error, and no traceback. Behind those fixes, whatever else a front end did not expect is
+reported as an internal error in one line, defused, and fails the run.
 
 The cases run in child processes, so that what reaches the log is what a CI job would print.
 """
@@ -12,8 +13,10 @@ The cases run in child processes, so that what reaches the log is what a CI job 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -152,4 +155,59 @@ def test_a_baseline_the_reader_cannot_take_is_a_usage_error(tmp_path, text, said
     done = pytest_citations(repo, "--citations-baseline", "baseline.json")
     assert done.returncode == 4, done.stdout + done.stderr
     assert "baseline.json: " in done.stderr and said in done.stderr
+    assert_no_traceback_and_no_command(done)
+
+
+# -- whatever else: an internal error, defused --------------------------------------------------
+
+BOOM = "OSError('x\\n::error::pwned ##[error]y: ' + 'z' * 5000)"
+
+
+def test_an_unexpected_exception_in_citations_is_an_internal_error_printed_defused(tmp_path):
+    """Was: the traceback printed after ``citations`` had put back the raw standard error."""
+    program = textwrap.dedent(f"""
+        import sys
+        from pytest_citations.frontends import check_command
+        from pytest_citations.frontends.cli import main
+
+        def boom(args):
+            raise {BOOM}
+
+        check_command.run_check = boom
+        sys.exit(main(["check"]))
+    """)
+    done = _run(_repo(tmp_path), "-c", program)
+    assert done.returncode == 2
+    [line] = done.stderr.splitlines()
+    assert line.startswith("citations: internal error (the check is incomplete; please report it): OSError: x\\x0a::error::pwned \\x23#[error]y: zzz")
+    assert re.search(r"zzz \(5029 characters\), raised at pytest_citations/frontends/cli.py:\d+ in _main$", line), line
+    assert len(line) < 2500
+    assert_no_traceback_and_no_command(done)
+
+
+PLUGIN_CONFTEST = """
+from pytest_citations.engine import Engine
+from pytest_citations.run.cache import ResultCache
+
+def boom(*args, **kwargs):
+    raise {boom}
+
+{target} = boom
+"""
+
+
+@pytest.mark.parametrize(("target", "status"), [
+    ("Engine.kinds_for", 2),  # while pytest collects: a collection error
+    ("Engine.check_file", 1),  # while an item runs: the item fails
+    ("ResultCache.save", 3),  # when the session ends: pytest's internal error
+], ids=["collection", "item", "session end"])
+def test_an_unexpected_exception_in_the_plugin_is_an_internal_error_printed_defused(tmp_path, target, status):
+    repo = _repo(tmp_path)
+    (repo / ".serena" / "memories" / "m.md").write_text(MEMORY)
+    (repo / "conftest.py").write_text(PLUGIN_CONFTEST.format(boom=BOOM, target=target))
+    done = _run(repo, "-m", "pytest", "--citations", "-p", "no:randomly")
+    assert done.returncode == status, done.stdout + done.stderr
+    output = done.stdout + done.stderr
+    said = "citations: internal error" if target != "Engine.check_file" else "m.md:1:1: C006 internal error"
+    assert f"{said} (the check is incomplete; please report it): OSError: x\\x0a::error::pwned \\x23#[error]y" in output
     assert_no_traceback_and_no_command(done)
