@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from pytest_citations.core import globs, sources
-from pytest_citations.core.config import Config, has_settings
+from pytest_citations.core.config import Config, ConfigError, has_settings
+from pytest_citations.core.diagnostics import quoted
 
 SNIFF_BYTES = 64 * 1024
 # A kind's claims(rel): its include globs claim rel; its head decides; its include globs name rel
@@ -352,13 +353,24 @@ def walk_files(root: Path, folder: Path, excludes: tuple[str, ...]) -> tuple[lis
         for name in sorted(dirnames):
             if excluded(prefix + name):
                 continue
-            if has_settings(Path(current) / name):
+            if _has_settings(Path(current) / name, prefix + name):
                 nested.append(prefix + name)
             else:
                 kept.append(name)
         dirnames[:] = kept
         found.extend(rel for rel in (prefix + name for name in sorted(filenames)) if not excluded(rel))
     return found, nested
+
+
+def _has_settings(folder: Path, rel: str) -> bool:
+    """Whether ``folder`` (``rel`` from the root) holds settings of its own; a ``pyproject.toml``
+    that cannot even be looked at (a symlink whose target's name is too long, a path longer than
+    the system allows) is a settings error, as one that cannot be read is: which settings govern
+    the files below cannot be told, so they are not checked with the wrong ones."""
+    try:
+        return has_settings(folder)
+    except OSError as exc:
+        raise ConfigError(f"{quoted(rel + '/pyproject.toml', plain=True)}: cannot read settings: {exc.strerror or exc}") from None
 
 
 def _walk(top: str) -> Iterator[tuple[str, list[str], list[str]]]:

@@ -13,6 +13,7 @@ from collections import Counter
 from pathlib import Path
 
 from pytest_citations import __version__
+from pytest_citations.core.diagnostics import quoted
 from pytest_citations.core.suppressions import INTERNAL_ERROR
 
 FORMAT = "pytest-citations-baseline/1"
@@ -43,14 +44,16 @@ def load(path: Path) -> dict[str, Counter]:
         raise BaselineError(f"{path}: cannot read baseline: {exc.strerror or exc}") from None
     except (UnicodeDecodeError, ValueError) as exc:
         raise BaselineError(f"{path}: cannot read baseline: {exc}") from None
+    except RecursionError:  # (the JSON decoder recurses: `[` a hundred thousand times)
+        raise BaselineError(f"{path}: cannot read baseline: it is nested too deeply") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("entries"), list):
         raise BaselineError(f"{path}: not a baseline written by `citations check --write-baseline`")
     counts: dict[str, Counter] = {}
     for entry in data["entries"]:
         try:
             counts.setdefault(entry["path"], Counter())[(entry["code"], entry["message"])] += int(entry["count"])
-        except (KeyError, TypeError, ValueError):
-            raise BaselineError(f"{path}: malformed baseline entry {entry!r}") from None
+        except (KeyError, TypeError, ValueError, OverflowError):  # (OverflowError: a count of 1e400, infinity)
+            raise BaselineError(f"{path}: malformed baseline entry {quoted(entry)}") from None
     return counts
 
 

@@ -162,7 +162,7 @@ def resolve_inside(root: Path, path: Path | str) -> Path:
         shown = str(path).replace("\0", "\\0")
         if is_symlink_loop(exc):  # named as what it is, without the absolute path the error carries
             raise SourceError("C001", f"cannot resolve path {shown!r}: a symlink loop", symlink_loop=True) from None
-        raise SourceError("C001", f"cannot resolve path {shown!r}: {exc}") from None
+        raise SourceError("C001", f"cannot resolve path {shown!r}: {getattr(exc, 'strerror', None) or exc}") from None
     inside, base = str(resolved), str(root)
     if not (inside == base or inside.startswith(base if base.endswith(os.sep) else base + os.sep)):
         raise SourceError("C008", f"path resolves outside the repository root: {Path(path).as_posix()}")

@@ -152,7 +152,8 @@ def build_parser(only_check: bool = False) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """The ``citations`` command; with ``argv`` None, the program itself (the console script,
-    ``python -m pytest_citations``), whose ``check`` starts up without the garbage collector."""
+    ``python -m pytest_citations``), whose ``check`` starts up without the garbage collector.
+    An exception no command foresaw is an internal error (``internal_error.py``): exit 2."""
     from pytest_citations.frontends.reporters.ci_log import DefusedStream
 
     if argv is None and sys.argv[1:2] == ["check"] and gc.isenabled():
@@ -164,6 +165,11 @@ def main(argv: list[str] | None = None) -> int:
         return _main(sys.argv[1:] if argv is None else list(argv))
     except BrokenPipeError:  # the reader went away (`citations rules | head -1`)
         return _closed_pipe()
+    except Exception as exc:  # a bug: one line on the defused standard error, never a raw traceback
+        from pytest_citations.frontends.internal_error import internal_error
+
+        print(f"citations: {internal_error(exc)}", file=sys.stderr)
+        return EXIT_USAGE
     finally:
         stderr.drain()
         sys.stderr = stderr.stream

@@ -17,10 +17,13 @@ pytest was started in, as ``citations check`` shows them.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import os
+import sys
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -77,6 +80,31 @@ class CitationsWarning(UserWarning):
     """A warning-severity diagnostic; it does not fail the item."""
 
 
+def _warn(diagnostic: Diagnostic, path: str) -> None:
+    """Issue ``diagnostic`` as a :class:`CitationsWarning` located at its line of the artifact at
+    ``path``, so that pytest's warnings summary names that file and line (not this module), and
+    shows under it the window of the line the diagnostic keeps, as ``citations check`` does.
+
+    Python's warnings would read the line from the file (``linecache``: the whole file, outside
+    ``sources.py``) and pytest would print all of it for each warning, so the warning is caught
+    as the filters let it through and shown again with its line given: the filters decide as
+    before (``-W error::...CitationsWarning`` raises here), and nothing reads the file."""
+    from pytest_citations.frontends.reporters.text import format_diagnostic
+
+    message = "\n".join(format_diagnostic(diagnostic, show_source=False))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.warn_explicit(CitationsWarning(message), CitationsWarning, path, diagnostic.line)
+    for shown in caught:
+        warnings.showwarning(shown.message, shown.category, shown.filename, shown.lineno, line=_window_of_line(diagnostic))
+
+
+def _window_of_line(diagnostic: Diagnostic) -> str:
+    """What ``citations check`` shows of the diagnostic's line (none when it keeps no line)."""
+    from pytest_citations.frontends.reporters._common import source_lines
+
+    return source_lines(diagnostic.context, diagnostic.col, diagnostic.context_start)[0].strip() if diagnostic.context else ""
+
+
 class CitationsFailure(Exception):
     def __init__(self, diagnostics) -> None:
         super().__init__(f"{len(diagnostics)} citation problems")
@@ -100,18 +128,19 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "citations: a citation artifact check (pytest-citations)")
     if config.getoption("citations"):
         _defuse_terminal(config)
-        collector = CitationsCollector(config)
-        # Settings that govern the paths checked are read now, so that a bad setting is a usage
-        # error before any collection (and before xdist starts workers).
-        collector.load_settings_for(collector.paths)
+        with _unforeseen_errors_as(_usage_error):
+            collector = CitationsCollector(config)
+            # Settings that govern the paths checked are read now, so that a bad setting is a usage
+            # error before any collection (and before xdist starts workers).
+            collector.load_settings_for(collector.paths)
         config.pluginmanager.register(collector, "citations-collector")
 
 
 def _defuse_terminal(config: pytest.Config) -> None:
     """Pass every line pytest prints to the terminal through a :class:`DefusedStream`, so that no
     line of it starts a CI workflow command (``frontends/reporters/ci_log.py``): pytest itself prints the
-    artifacts' paths (progress, node ids, headers), their lines (the warnings summary reads each
-    warning's line from the file) and what the checks found. One place for all of it, the
+    artifacts' paths (progress, node ids, headers), their lines (the warnings summary shows a window
+    of each warning's line, see :func:`_warn`) and what the checks found. One place for all of it, the
     terminal writer's stream, which every report of the session (xdist's included) goes through."""
     from pytest_citations.frontends.reporters.ci_log import DefusedStream
 
@@ -127,6 +156,35 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     stream = getattr(getattr(config.pluginmanager.get_plugin("terminalreporter"), "_tw", None), "_file", None)
     if isinstance(stream, DefusedStream):
         stream.drain()
+
+
+# pytest's own ways to end a session or a collection, which pass through as they are
+_PYTESTS_OWN = (pytest.UsageError, pytest.exit.Exception, pytest.Collector.CollectError)
+
+
+@contextlib.contextmanager
+def _unforeseen_errors_as(error: Callable[[str], BaseException]):
+    """An exception this plugin did not foresee (a bug), raised as ``error(text)``, ``text`` being
+    its one line from :func:`~pytest_citations.frontends.internal_error.internal_error`: never a
+    traceback, whose text may quote the checkout, printed where pytest does not defuse it."""
+    try:
+        yield
+    except _PYTESTS_OWN:
+        raise
+    except Exception as exc:
+        raise error(_internal_error_line(exc)) from None
+
+
+def _internal_error_line(exc: BaseException) -> str:
+    from pytest_citations.frontends.internal_error import internal_error
+
+    return f"citations: {internal_error(exc)}"
+
+
+def _collect_error(message: str) -> pytest.Collector.CollectError:
+    """A collection error that pytest shows as its message alone (through the defused terminal),
+    and that ends the session as any collection error does (exit 2)."""
+    return pytest.Collector.CollectError(message)
 
 
 def _usage_error(message: str) -> pytest.UsageError:
@@ -259,24 +317,31 @@ class CitationsCollector:
 
         tasks = list({item.parent.key: Task(item.parent.engine, item.parent.rel, item.parent.kinds)
                       for item in self.items}.values())
-        try:
-            self.online_summary = self._first_run.fetch_cited(tasks)
-        except RunError as exc:
-            raise _usage_error(f"citations: {exc}") from None
+        with _unforeseen_errors_as(_usage_error):
+            try:
+                self.online_summary = self._first_run.fetch_cited(tasks)
+            except RunError as exc:
+                raise _usage_error(f"citations: {exc}") from None
 
     def answers(self, engine: Engine) -> Answers | None:
         """What the record of ``engine``'s last run answers in this session; None: nothing."""
         return self._records.get(id(engine), (None, None))[1]
 
     @pytest.hookimpl(tryfirst=True)
+    @_unforeseen_errors_as(_collect_error)
     def pytest_ignore_collect(self, collection_path: Path, config: pytest.Config):
         """Enter hidden folders that a kind's include names (``.serena/memories``), which pytest's
         default ``norecursedirs`` would skip; leave a folder more than 32 folders below every
         checked path to :class:`CitationsRemainder` (pytest walks folders by recursion, in time
         that grows with the square of their depth, and a checkout may nest them a thousand deep);
-        leave every other decision to pytest."""
-        below = [len(collection_path.parts) - len(path.parts) for path in self.paths if collection_path.is_relative_to(path)]
-        if below and min(below) > 32 and collection_path.is_dir():
+        leave every other decision to pytest. A folder pytest enters only because of this hook (in
+        a hidden folder) is left to :class:`CitationsRemainder` too when pytest's walk could not
+        list it (see :func:`_pytest_can_list`): pytest would end the session there."""
+        under = [collection_path.parts[len(path.parts):] for path in self.paths if collection_path.is_relative_to(path)]
+        if under and min(map(len, under)) > 32 and collection_path.is_dir():
+            return True
+        hidden = any(part.startswith(".") for parts in under for part in parts)
+        if hidden and collection_path.is_dir() and not _pytest_can_list(collection_path):
             return True
         if not collection_path.name.startswith(".") or not collection_path.is_dir():
             return None
@@ -304,6 +369,7 @@ class CitationsCollector:
             self._folders[folder] = found
         return found
 
+    @_unforeseen_errors_as(_collect_error)
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector):
         folder, name = os.path.split(str(file_path))
         found = self._folder(folder)
@@ -420,9 +486,27 @@ class CitationsCollector:
                 {**cache.take_changes(), "root": str(cache.root)} for cache in self._caches()
             ]
             return
-        self._record_runs()
-        for cache in {id(c): c for c in [*self._caches(), *self._received.values()]}.values():
-            cache.save()
+        try:
+            self._record_runs()
+            for cache in {id(c): c for c in [*self._caches(), *self._received.values()]}.values():
+                cache.save()
+        except _PYTESTS_OWN:
+            raise
+        except Exception as exc:  # (pytest would let it out of pytest.main: a traceback printed raw)
+            self._end_with_internal_error(session, exc)
+
+    def _end_with_internal_error(self, session: pytest.Session, exc: Exception) -> None:
+        """Say that the session met an internal error, in one line through the defused terminal,
+        and end it with pytest's status for one (3)."""
+        from pytest_citations.frontends.reporters.ci_log import defuse_text
+
+        line = _internal_error_line(exc)
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line(line)
+        else:
+            sys.stderr.write(defuse_text(line) + "\n")
+        session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
 
     def _record_runs(self) -> None:
         """Leave a record of each engine's run, when every one of its items ran here, none
@@ -511,6 +595,18 @@ def _node_names(parent: pytest.Collector, path: Path, name: str | None) -> _Node
     return {"name": safe(name), "nodeid": safe(rel)}
 
 
+def _pytest_can_list(folder: Path) -> bool:
+    """Whether pytest's walk can list ``folder``: it asks each entry whether it is a file, which
+    raises for a committed symlink whose target's name is too long."""
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                entry.is_file()
+    except OSError:
+        return False
+    return True
+
+
 def _files_below(engine: Engine, folder: Path) -> tuple[list[str], list[str]]:
     """(the files below ``folder``, a real folder, that the walk of ``citations check`` finds,
     the folders below it with settings of their own); an unreadable settings file is a UsageError."""
@@ -531,7 +627,8 @@ class CitationsRemainder(pytest.Collector):
         self.collector = collector
 
     def collect(self):
-        yield from self.collector.unreached(self)
+        with _unforeseen_errors_as(_collect_error):
+            yield from self.collector.unreached(self)
 
 
 class SettingsErrorFile(pytest.File):
@@ -578,7 +675,20 @@ class DiagnosticsRepr:
         return "\n".join(self.lines)
 
 
-class CitationsFile(pytest.File):
+class _HooksOfTheFolder:
+    """A node of an artifact file, whose pytest hooks are those of the file's folder.
+
+    pytest works them out from the conftest files of the folder of ``path``, asking first
+    whether ``path`` is a file; that question raises for a committed symlink whose target's name
+    is too long (an INTERNALERROR), where the check reports ``C001`` for that file. The folder is
+    the one pytest would find for any file, so the hooks are the same."""
+
+    @property
+    def ihook(self):
+        return self.session.gethookproxy(self.path.parent)
+
+
+class CitationsFile(_HooksOfTheFolder, pytest.File):
     def __init__(self, *, engine: Engine, kinds: tuple, rel: str, collector: CitationsCollector, **kwargs) -> None:
         super().__init__(**kwargs)
         self.engine = engine
@@ -603,7 +713,7 @@ class CitationsFile(pytest.File):
         yield CitationsItem.from_parent(self, name=ITEM_NAME)
 
 
-class CitationsItem(pytest.Item):
+class CitationsItem(_HooksOfTheFolder, pytest.Item):
     parent: CitationsFile  # (made only by CitationsFile.collect)
 
     def __init__(self, **kwargs) -> None:
@@ -622,13 +732,27 @@ class CitationsItem(pytest.Item):
             answers = parent.collector.answers(parent.engine)
             found = None if answers is None else answers.diagnostics(parent.rel)
             if found is None:
-                found = parent.engine.check_file(parent.rel, parent.kinds)
+                found = self._checked_by_the_engine()
             self.found = found
             shown = parent.shown_path
             self.diagnostics = [
                 dataclasses.replace(d, path=shown) if d.path == parent.rel else d for d in found
             ]
         return self.diagnostics
+
+    def _checked_by_the_engine(self) -> list[Diagnostic]:
+        """The engine's diagnostics of the file; an exception it let out (a bug) is the file's
+        C006, as a rule's is: one line, and the item fails."""
+        from pytest_citations.core.diagnostics import Diagnostic, Severity
+        from pytest_citations.frontends.internal_error import internal_error
+
+        parent = self.parent
+        try:
+            return parent.engine.check_file(parent.rel, parent.kinds)
+        except _PYTESTS_OWN:
+            raise
+        except Exception as exc:
+            return [Diagnostic("C006", "internal-error", Severity.ERROR, internal_error(exc), parent.rel)]
 
     def setup(self) -> None:
         # The check runs in the setup phase so that every report of the item (setup, call,
@@ -637,19 +761,14 @@ class CitationsItem(pytest.Item):
             self.__dict__.pop("location", None)  # pytest's cached_property, computed at logstart
 
     def runtest(self) -> None:
-        from pytest_citations.frontends.reporters.text import format_diagnostic
-
         failures = []
         shown = self.parent.shown_path
         for diagnostic in self.check():
             if diagnostic.severity != "warning":
                 failures.append(diagnostic)
                 continue
-            message = "\n".join(format_diagnostic(diagnostic, show_source=False))
             try:
-                # Located at the artifact's line, so that the summary shows that file and line,
-                # not this module and its ``warnings.warn`` call.
-                warnings.warn_explicit(CitationsWarning(message), CitationsWarning, shown, diagnostic.line)
+                _warn(diagnostic, shown)
             except CitationsWarning:  # -W error::...CitationsWarning: the warning fails the item
                 failures.append(diagnostic)
         if failures:

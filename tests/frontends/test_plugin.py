@@ -21,6 +21,7 @@ import pytest
 
 from conftest import PROJECT
 from pytest_citations.engine import Engine
+from pytest_citations.frontends.reporters._common import source_lines
 from pytest_citations.frontends.reporters.text import format_diagnostic
 from pytest_citations.kinds.url_citations.urls import cid_for, normalize_url
 
@@ -330,9 +331,17 @@ def warning_repo(pytester: pytest.Pytester) -> dict[str, Run]:
     }
 
 
+def warning_col(run: Run) -> int:
+    return run.lines[1].index('"ok"') + 1
+
+
 def warning_line(run: Run) -> str:
-    col = run.lines[1].index('"ok"') + 1
-    return f"{run.shown}:2:{col}: U107 status 'ok' is not one of valid, invalid, mismatch, paywalled, blocked"
+    return f"{run.shown}:2:{warning_col(run)}: U107 status 'ok' is not one of valid, invalid, mismatch, paywalled, blocked"
+
+
+def warning_source(run: Run) -> str:
+    """What ``citations check`` shows of the warning's line (200 characters around its column)."""
+    return source_lines(run.lines[1], warning_col(run))[0].strip()
 
 
 def test_warnings_pass_and_are_listed_in_the_warnings_summary(pytester: pytest.Pytester, warning_repo) -> None:
@@ -344,9 +353,10 @@ def test_warnings_pass_and_are_listed_in_the_warnings_summary(pytester: pytest.P
             "*= warnings summary =*",
             omega.nodeid,
             f"  {omega.shown}:2: CitationsWarning: {warning_line(omega)}",
-            f"    {glob_escape(omega.lines[1])}",
+            f"    {glob_escape(warning_source(omega))}",
         ]
     )
+    assert len(warning_source(omega)) < len(omega.lines[1]), "the line is longer than what is shown of it"
     summary = result.stdout.str().split("warnings summary", 1)[1]
     assert "warnings.warn" not in summary, "the summary shows the plugin's code, not the artifact"
     assert_no_traceback(result)

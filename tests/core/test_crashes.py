@@ -1,0 +1,213 @@
+"""Crashes whose traceback reached the CI log raw (issue 18, docs/security.md "Crashes, internal
+errors and the fixer").
+
+Each case is a checkout that made ``citations check`` or ``pytest --citations`` end in a traceback
+(``citations`` printed it after putting back the raw standard error, so the file names it quoted
+reached the log undefused) or in pytest's INTERNALERROR. Each now gets a clear diagnostic or a
+usage error, and no traceback. Behind those fixes, whatever else a front end did not expect is
+reported as an internal error in one line, defused, and fails the run.
+
+The cases run in child processes, so that what reaches the log is what a CI job would print.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from test_ci_log_injection import command_lines
+
+LONG_TARGET = "a" * 300  # a symlink target whose one name is longer than a file name may be (255 bytes)
+HOSTILE = "x ##[error]pwned ##vso[task.setvariable variable=a]b"
+MEMORY = "---\nid: m\ncitations:\n  - path: gone.py\n---\n# m\n"
+
+
+def _repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    (root / ".serena" / "memories").mkdir(parents=True)
+    (root / "pyproject.toml").write_text("[tool.citations]\n")
+    return root
+
+
+def _run(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True, errors="replace", timeout=120)
+
+
+def citations(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    return _run(cwd, "-m", "pytest_citations", "check", *args)
+
+
+def pytest_citations(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    return _run(cwd, "-m", "pytest", "--citations", "-p", "no:cacheprovider", "-p", "no:randomly", *args)
+
+
+def assert_no_traceback_and_no_command(done: subprocess.CompletedProcess) -> None:
+    output = done.stdout + done.stderr
+    assert "Traceback" not in output and "INTERNALERROR" not in output, output[-5000:]
+    assert command_lines(output) == [], output[-5000:]
+
+
+# -- a name too long to resolve ---------------------------------------------------------------
+
+
+def test_a_settings_file_that_is_a_symlink_with_a_target_name_too_long_is_a_settings_error(tmp_path):
+    """Was: ``OSError: File name too long`` from the walk's look for nested settings, a traceback
+    printed raw (its ``##[error]`` with it), exit 1."""
+    repo = _repo(tmp_path)
+    (repo / ".serena" / "memories" / "m.md").write_text(MEMORY)
+    (repo / HOSTILE).mkdir()
+    (repo / HOSTILE / "pyproject.toml").symlink_to(LONG_TARGET)
+    done = citations(repo)
+    assert done.returncode == 2, done.stderr
+    assert "pyproject.toml: cannot read settings: File name too long" in done.stderr
+    assert_no_traceback_and_no_command(done)
+    done = pytest_citations(repo)
+    assert done.returncode not in (0, 1), done.stdout  # (pytest's own walk cannot list that folder either)
+    assert "pyproject.toml: cannot read settings: File name too long" in done.stdout + done.stderr
+    assert command_lines(done.stdout + done.stderr) == []
+    assert "INTERNALERROR" not in done.stdout + done.stderr
+
+
+def test_an_artifact_that_is_a_symlink_with_a_target_name_too_long_is_a_c001_in_both_front_ends(tmp_path):
+    """Was: pytest's INTERNALERROR (pytest asked whether the item's path is a file)."""
+    repo = _repo(tmp_path)
+    (repo / ".serena" / "memories" / "m.md").symlink_to(LONG_TARGET)
+    expected = ".serena/memories/m.md:1:1: C001 cannot resolve path '.serena/memories/m.md': File name too long"
+    done = citations(repo)
+    assert done.returncode == 1, done.stderr
+    assert expected in done.stdout.splitlines()
+    assert_no_traceback_and_no_command(done)
+    done = pytest_citations(repo)
+    assert done.returncode == 1, done.stdout
+    assert expected in done.stdout.splitlines() and "1 failed" in done.stdout
+    assert_no_traceback_and_no_command(done)
+
+
+def _deep_repo(tmp_path: Path) -> tuple[Path, str]:
+    """A repository holding ``x/citations/citations.jsonl`` below folders of 250 characters, the
+    first named with workflow commands, until the file's absolute path is longer than the system
+    allows (as a CI job that clones into a long prefix gets it); made through folder descriptors."""
+    repo = _repo(tmp_path)
+    limit = os.pathconf(repo, "PC_PATH_MAX")
+    names = [HOSTILE + " " + "d" * (249 - len(HOSTILE))]
+    while len(str(repo)) + sum(len(name) + 1 for name in names) < limit:
+        names.append(f"{len(names):02d}" + "d" * 248)
+    names += ["x", "citations"]
+    folder = os.open(repo, os.O_RDONLY)
+    for name in names:
+        os.mkdir(name, dir_fd=folder)
+        below = os.open(name, os.O_RDONLY, dir_fd=folder)
+        os.close(folder)
+        folder = below
+    record = os.open("citations.jsonl", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=folder)
+    os.write(record, b'{"schema_version": "citation.v1"}\n')
+    os.close(record)
+    os.close(folder)
+    return repo, "/".join(names)
+
+
+@pytest.fixture
+def deep_repo(tmp_path):
+    repo, rel = _deep_repo(tmp_path)
+    yield repo
+    subprocess.run(["rm", "-rf", str(repo)], check=True)  # (shutil.rmtree cannot remove what is past the limit)
+
+
+def test_a_path_longer_than_the_system_allows_is_a_settings_error(deep_repo):
+    """Was: ``OSError: File name too long`` and a traceback printed raw (exit 1)."""
+    done = citations(deep_repo)
+    assert done.returncode == 2, done.stderr
+    assert "cannot read settings: File name too long" in done.stderr
+    assert_no_traceback_and_no_command(done)
+    done = pytest_citations(deep_repo)
+    assert done.returncode not in (0, 1), done.stdout  # (pytest's own walk cannot list those folders either)
+    assert command_lines(done.stdout + done.stderr) == []
+    assert "INTERNALERROR" not in done.stdout + done.stderr
+
+
+# -- a baseline's content -----------------------------------------------------------------------
+
+BASELINES = {
+    "a count of 1e400": (
+        '{"format": "pytest-citations-baseline/1", "entries": '
+        '[{"path": "p", "code": "M207", "message": "m ##[error]x", "count": 1e400}]}',
+        "malformed baseline entry",
+    ),
+    "100000 brackets": ("[" * 100_000, "cannot read baseline: it is nested too deeply"),
+}
+
+
+@pytest.mark.parametrize(("text", "said"), BASELINES.values(), ids=BASELINES.keys())
+def test_a_baseline_the_reader_cannot_take_is_a_usage_error(tmp_path, text, said):
+    """Was: ``OverflowError`` / ``RecursionError``, a traceback (exit 1) and pytest's INTERNALERROR."""
+    repo = _repo(tmp_path)
+    (repo / ".serena" / "memories" / "m.md").write_text(MEMORY)
+    (repo / "baseline.json").write_text(text)
+    done = citations(repo, "--baseline", "baseline.json")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("citations: error: baseline.json: ") and said in done.stderr
+    assert_no_traceback_and_no_command(done)
+    done = pytest_citations(repo, "--citations-baseline", "baseline.json")
+    assert done.returncode == 4, done.stdout + done.stderr
+    assert "baseline.json: " in done.stderr and said in done.stderr
+    assert_no_traceback_and_no_command(done)
+
+
+# -- whatever else: an internal error, defused --------------------------------------------------
+
+BOOM = "OSError('x\\n::error::pwned ##[error]y: ' + 'z' * 5000)"
+
+
+def test_an_unexpected_exception_in_citations_is_an_internal_error_printed_defused(tmp_path):
+    """Was: the traceback printed after ``citations`` had put back the raw standard error."""
+    program = textwrap.dedent(f"""
+        import sys
+        from pytest_citations.frontends import check_command
+        from pytest_citations.frontends.cli import main
+
+        def boom(args):
+            raise {BOOM}
+
+        check_command.run_check = boom
+        sys.exit(main(["check"]))
+    """)
+    done = _run(_repo(tmp_path), "-c", program)
+    assert done.returncode == 2
+    [line] = done.stderr.splitlines()
+    assert line.startswith("citations: internal error (the check is incomplete; please report it): OSError: x\\x0a::error::pwned \\x23#[error]y: zzz")
+    assert re.search(r"zzz \(5029 characters\), raised at pytest_citations/frontends/cli.py:\d+ in _main$", line), line
+    assert len(line) < 2500
+    assert_no_traceback_and_no_command(done)
+
+
+PLUGIN_CONFTEST = """
+from pytest_citations.engine import Engine
+from pytest_citations.run.cache import ResultCache
+
+def boom(*args, **kwargs):
+    raise {boom}
+
+{target} = boom
+"""
+
+
+@pytest.mark.parametrize(("target", "status"), [
+    ("Engine.kinds_for", 2),  # while pytest collects: a collection error
+    ("Engine.check_file", 1),  # while an item runs: the item fails
+    ("ResultCache.save", 3),  # when the session ends: pytest's internal error
+], ids=["collection", "item", "session end"])
+def test_an_unexpected_exception_in_the_plugin_is_an_internal_error_printed_defused(tmp_path, target, status):
+    repo = _repo(tmp_path)
+    (repo / ".serena" / "memories" / "m.md").write_text(MEMORY)
+    (repo / "conftest.py").write_text(PLUGIN_CONFTEST.format(boom=BOOM, target=target))
+    done = _run(repo, "-m", "pytest", "--citations", "-p", "no:randomly")
+    assert done.returncode == status, done.stdout + done.stderr
+    output = done.stdout + done.stderr
+    said = "citations: internal error" if target != "Engine.check_file" else "m.md:1:1: C006 internal error"
+    assert f"{said} (the check is incomplete; please report it): OSError: x\\x0a::error::pwned \\x23#[error]y" in output
+    assert_no_traceback_and_no_command(done)
