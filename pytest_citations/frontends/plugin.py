@@ -21,6 +21,7 @@ import contextlib
 import dataclasses
 import functools
 import os
+import re
 import sys
 import warnings
 from collections.abc import Callable
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
         nodeid: str
 
 ITEM_NAME = "citations"
+_ONLINE_FIXABLE = re.compile(r": W[0-9]{3} \[\*\]")  # a fixable online finding, as an item shows it
 WORKER_CACHE_KEY = "citations_cache"
 _SENT_REPR = "citations_diagnostics"  # a failing item's DiagnosticsRepr in a report sent by an xdist worker
 
@@ -126,6 +128,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @pytest.hookimpl(trylast=True)  # after the cache provider has set up config.cache
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "citations: a citation artifact check (pytest-citations)")
+    if config.getoption("citations_online") and not config.getoption("citations"):
+        raise _usage_error("citations: --citations-online checks what --citations collects: add --citations")
     if config.getoption("citations"):
         _defuse_terminal(config)
         with _unforeseen_errors_as(_usage_error):
@@ -558,16 +562,18 @@ class CitationsCollector:
     def pytest_terminal_summary(self, terminalreporter) -> None:
         """After failing citation items, what ``[*]`` marks and how to read about a rule, as
         ``citations check`` says below its findings."""
-        from pytest_citations.frontends.reporters.text import FIX_LEGEND, RULE_HINT
+        from pytest_citations.frontends.reporters.text import FIX_LEGEND, ONLINE_FIX_LEGEND, RULE_HINT
 
         if self.online_summary is not None and not self._in_worker:
-            for line in self.online_summary.lines():
+            for line in [*self.online_summary.notices, *self.online_summary.lines()]:
                 terminalreporter.write_line(f"citations: {line}")
         failed = [r for r in terminalreporter.stats.get("failed", ()) if r.nodeid.endswith(f"::{ITEM_NAME}")]
         if not failed:
             return
-        fixable = any("[*]" in str(report.longrepr) for report in failed)
-        terminalreporter.write_line(" ".join([*([f"[*] {FIX_LEGEND}."] if fixable else []), RULE_HINT]))
+        shown = [str(report.longrepr) for report in failed]
+        fixable = any("[*]" in text for text in shown)
+        legend = ONLINE_FIX_LEGEND if any(_ONLINE_FIXABLE.search(text) for text in shown) else FIX_LEGEND
+        terminalreporter.write_line(" ".join([*([f"[*] {legend}."] if fixable else []), RULE_HINT]))
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_modifyitems(self) -> None:

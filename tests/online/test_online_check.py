@@ -242,6 +242,7 @@ def test_the_cli_and_pytest_give_the_same_online_findings(tmp_path, web):
     for code, line in from_cli:
         assert f"citations.jsonl:{line}:" in plugin.stdout and code in plugin.stdout
     assert "citations: online: 3 URLs on 2 hosts" in plugin.stdout
+    assert "fixable with `citations check --online --fix`" in plugin.stdout
 
 
 def test_the_online_summary_defuses_host_names_from_the_checkout():
@@ -330,3 +331,9 @@ def test_the_cli_says_how_online_findings_are_fixed_and_what_the_options_need(tm
     assert "run only with --online" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["check", str(tmp_path), "--online", "--online-allow", "127.0.0.1/33"])
+
+
+def test_pytest_citations_online_needs_citations(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--citations-online", "-q"], cwd=tmp_path,
+                            capture_output=True, text=True, env=same_code_environment(), timeout=120)
+    assert result.returncode == 4 and "add --citations" in result.stderr
