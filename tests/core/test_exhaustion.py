@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import shutil
 import signal
 import sqlite3
@@ -197,17 +198,59 @@ def test_a_dump_that_computes_or_reads_rows_is_refused_at_once(tmp_path, stateme
     assert store_finding(outcome) == ("B318", f"evidence store {SQL_DUMP} is not a dump of a store: it {refused}, and {NOT_A_DUMP}")
 
 
+# A cross join of literal rows reads no table (a multi-row VALUES is allowed): a billion rows, each
+# ignored as a duplicate, so it takes no memory, only time.
+_VALUES = "(VALUES " + ",".join(f"({n})" for n in range(10)) + ")"
+ENDLESS_INSERT = ("INSERT OR IGNORE INTO syntheses SELECT 'syn_valid', 'briefs/valid.md', NULL, NULL FROM "
+                  + ", ".join(f"{_VALUES} AS v{n}" for n in range(9)) + ";")
+
+
+def load_budget(root: Path) -> float:
+    """The time the dump of the brief repository at ``root`` may take to load."""
+    return evidence_store.LOAD_SECONDS + evidence_store.LOAD_SECONDS_PER_MIB * (root / SQL_DUMP).stat().st_size / (1 << 20)
+
+
 def test_a_dump_that_runs_past_its_time_budget_is_stopped(tmp_path):
-    """A cross join of literal rows reads no table (a multi-row VALUES is allowed): a billion rows,
-    each ignored as a duplicate, so it takes no memory, only time. Was: a run without end."""
-    values = "(VALUES " + ",".join(f"({n})" for n in range(10)) + ")"
-    statement = ("INSERT OR IGNORE INTO syntheses SELECT 'syn_valid', 'briefs/valid.md', NULL, NULL FROM "
-                 + ", ".join(f"{values} AS v{n}" for n in range(9)) + ";")
-    root = dump_repo(tmp_path, statement)
+    """Was: a run without end."""
+    root = dump_repo(tmp_path, ENDLESS_INSERT)
     outcome = check_bounded(tmp_path, root)
     outcome.assert_bounded()
-    budget = evidence_store.LOAD_SECONDS + evidence_store.LOAD_SECONDS_PER_MIB * (root / SQL_DUMP).stat().st_size / (1 << 20)
-    assert store_finding(outcome) == ("B318", f"evidence store {SQL_DUMP}: loading it took longer than {round(budget, 2):g} s")
+    assert store_finding(outcome) == ("B318", f"evidence store {SQL_DUMP}: loading it took longer than {round(load_budget(root), 2):g} s")
+
+
+def nested_dump_roots(tmp_path: Path, count: int) -> Path:
+    """A checkout of ``count`` nested roots, each the brief repository of :func:`dump_repo` whose
+    dump runs until it is stopped (``root<n>/repo``)."""
+    top = tmp_path / "checkout"
+    top.mkdir()
+    (top / "pyproject.toml").write_text("[tool.citations]\n")
+    for n in range(count):
+        dump_repo(top / f"root{n}", ENDLESS_INSERT)
+    return top
+
+
+@pytest.mark.parametrize("front_end", ["citations check", "pytest --citations"])
+def test_the_stores_of_a_run_share_one_time_budget_nested_roots_included(tmp_path, front_end):
+    """Ten nested roots, each with a dump that runs until stopped: the stores of the run take at
+    most :data:`evidence_store.RUN_SECONDS` (plus their share per MiB) in all, and each store that
+    got no time, or no more, says so. Was: each its own 2 s, 20 s in all."""
+    top = nested_dump_roots(tmp_path, 10)
+    if front_end == "citations check":
+        outcome = check_bounded(tmp_path, top)
+        outcome.assert_bounded()
+        messages = {path.split("/")[0]: message for path, line, code, message in outcome.findings()
+                    if path.endswith(VALID) and line == 1 and code == "B318"}
+    else:
+        outcome = run_bounded(tmp_path, sys.executable, "-m", "pytest", "--citations", "-p", "no:cacheprovider",
+                              "-p", "no:randomly", "-q", str(top))
+        outcome.assert_bounded()
+        messages = dict(re.findall(r"^(?:checkout/)?(root\d+)/repo/briefs/valid\.md:1:1: B318 (.*)$", outcome.output.decode(), re.MULTILINE))
+    assert sorted(messages) == [f"root{n}" for n in range(10)]
+    own = f"evidence store {SQL_DUMP}: loading it took longer than {round(load_budget(top / 'root0' / 'repo'), 2):g} s"
+    shared = (f"evidence store {SQL_DUMP}: the evidence stores of this run took longer than it allows them (2 s, 1 s "
+              "more per MiB of SQL text loaded and 0.2 ms per query; every root's stores share that time); the store is "
+              "read no further")
+    assert set(messages.values()) <= {own, shared} and list(messages.values()).count(shared) >= 8
 
 
 @pytest.mark.skipif(not hasattr(sqlite3.Connection, "setlimit"), reason="Connection.setlimit is Python 3.11's")
