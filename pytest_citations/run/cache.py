@@ -42,6 +42,7 @@ import functools
 import gc
 import hashlib
 import hmac
+import io
 import json
 import os
 import re
@@ -50,7 +51,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, BinaryIO, cast
+from typing import Any, cast
 
 from pytest_citations import __version__
 from pytest_citations.core import sources
@@ -687,7 +688,7 @@ def _is_authentic(raw: bytes, key: bytes, name: str) -> bool:
     return hmac.compare_digest(raw[len(_MAC_OPEN):_MAC_END], _mac(key, name, memoryview(raw)[_MAC_END + 2:]))
 
 
-def _streams_authentic(stream: BinaryIO, size: int, key: bytes, name: str) -> bool:
+def _streams_authentic(stream: io.BufferedReader, size: int, key: bytes, name: str) -> bool:
     """:func:`_is_authentic` of the ``size`` bytes ``stream`` holds from where it stands, read in
     chunks of :data:`_HASH_CHUNK` into one buffer; false when it holds more (it grew)."""
     try:
@@ -719,7 +720,7 @@ def read_regular(path: Path, limit: int) -> bytes | None:
         return _read_whole(stream, size)
 
 
-def _open_regular(path: Path, limit: int) -> tuple[BinaryIO, int] | None:
+def _open_regular(path: Path, limit: int) -> tuple[io.BufferedReader, int] | None:
     """(``path`` opened to be read, its size) when it is a regular file of at most ``limit``
     bytes, opened so (never through a symlink, never waiting on a FIFO's writer); None for
     anything else."""
@@ -735,7 +736,7 @@ def _open_regular(path: Path, limit: int) -> tuple[BinaryIO, int] | None:
     return stream, info.st_size
 
 
-def _read_whole(stream: BinaryIO, size: int) -> bytes | None:
+def _read_whole(stream: io.BufferedReader, size: int) -> bytes | None:
     """The rest of ``stream``, which holds ``size`` bytes; None when it holds more (it grew) or
     cannot be read."""
     try:

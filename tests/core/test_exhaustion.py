@@ -426,6 +426,88 @@ def test_a_store_that_is_no_database_is_a_diagnostic(tmp_path):
         evidence_store.open_readonly(root, "evidence/store.sqlite")
 
 
+# -- git history ------------------------------------------------------------------------------------
+
+BIG_FILE = "src/big.txt"
+NOT_IN_HISTORY = "0000000000000000"
+
+
+def commit_versions(root: Path, versions: int, size: int) -> None:
+    """A git repository at ``root`` whose ``BIG_FILE`` has ``versions`` committed versions of
+    ``size`` bytes, one byte apart (git stores them as deltas: a few hundred KB in all), the last
+    one checked out."""
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    lines = b"".join(b"%07d the same line of a large file, again and again\n" % n for n in range(size // 50))[:size]
+    importing = subprocess.Popen(["git", "-C", str(root), "fast-import", "--quiet"], stdin=subprocess.PIPE)
+    assert importing.stdin is not None
+    importing.stdin.write(b"blob\nmark :1\ndata 17\n[tool.citations]\n\n")
+    for n in range(versions):
+        content = lines[:n] + b"#" + lines[n + 1:]
+        importing.stdin.write(b"commit refs/heads/main\ncommitter A <a@example.com> %d +0000\ndata 4\nv%03d\n"
+                              b"M 100644 :1 pyproject.toml\nM 100644 inline %s\ndata %d\n"
+                              % (1_700_000_000 + n, n, BIG_FILE.encode(), len(content)) + content + b"\n")
+    importing.stdin.close()
+    assert importing.wait() == 0
+    subprocess.run(["git", "-C", str(root), "symbolic-ref", "HEAD", "refs/heads/main"], check=True)
+    subprocess.run(["git", "-C", str(root), "reset", "-q", "--hard"], check=True)
+
+
+@pytest.fixture(scope="module")
+def long_history(tmp_path_factory) -> Path:
+    """60 versions of an 8 MB file (480 MB of history from a .git under 1 MB), settings that let git
+    keep 2 GB of them in memory, and a note citing the file with a hash none of them has."""
+    root = tmp_path_factory.mktemp("history") / "repo"
+    commit_versions(root, 60, 8_000_000)
+    subprocess.run(["git", "-C", str(root), "config", "core.deltaBaseCacheLimit", "2g"], check=True)
+    (root / "notes").mkdir()
+    (root / "notes" / "t.md").write_text(f"A claim [{BIG_FILE}@{NOT_IN_HISTORY}, L1].\n")
+    return root
+
+
+def stale_message(outcome: Outcome, front_end: str) -> str:
+    """The one R408 message of a run of either front end."""
+    if front_end == "citations check":
+        found = [message for path, line, code, message in outcome.findings() if code == "R408"]
+    else:
+        found = re.findall(r"^(?:\S*/)?notes/t\.md:1:\d+: R408 (.*)$", outcome.output.decode(), re.MULTILINE)
+    assert len(found) == 1, outcome.output[-2000:]
+    return found[0]
+
+
+WITHOUT_THE_RUNS_BOUND = """
+import sys
+from pytest_citations.core import git_history
+git_history.RUN_HISTORY_BYTES = 1 << 40  # (out of the way: what is measured is the memory of the stream)
+from pytest_citations.frontends.cli import main
+sys.exit(main(["check", "--format", "json", "--no-cache", sys.argv[1]]))
+"""
+
+
+def test_a_files_history_is_hashed_as_it_streams_from_git(tmp_path, long_history):
+    """Every one of the 60 versions is hashed, one at a time, in chunks. Was: all of them held at
+    once (1.02 GB at the peak)."""
+    outcome = run_bounded(tmp_path, sys.executable, "-c", WITHOUT_THE_RUNS_BOUND, str(long_history))
+    outcome.assert_bounded()
+    assert stale_message(outcome, "citations check").endswith(
+        "; no version of the file in its git history has this hash; not fixed")
+
+
+@pytest.mark.parametrize("front_end", ["citations check", "pytest --citations"])
+def test_the_git_history_a_run_reads_is_bounded(tmp_path, long_history, front_end):
+    """The run reads at most ``RUN_HISTORY_BYTES`` of history (its versions newest first), and the
+    message says where it stopped and why. Was: 1.02 GB at the peak (1.04 GB for pytest)."""
+    if front_end == "citations check":
+        outcome = check_bounded(tmp_path, long_history)
+    else:
+        outcome = run_bounded(tmp_path, sys.executable, "-m", "pytest", "--citations", "-p", "no:cacheprovider",
+                              "-p", "no:randomly", "-q", str(long_history))
+    outcome.assert_bounded()
+    read = (256 << 20) // 8_000_000
+    assert stale_message(outcome, front_end).endswith(
+        f"; no version of the file in the last {read} commits has this hash (this run read the 256 MiB of git history "
+        "it allows); not fixed")
+
+
 # -- EAR ids ------------------------------------------------------------------------------------------
 
 EAR_SWEEP = r"""
