@@ -24,9 +24,9 @@ document read back from it (base, deltas, records of runs) is believed only when
 HMAC-SHA256 made with this user's key (:func:`document_key`), kept outside the checkout; one that
 does not is ignored like a damaged one. Documents are opened as regular files only (no symlink,
 FIFO or device, within :data:`MAX_DOCUMENT_SIZE`) and streamed through their code before they are
-held in memory (a forged one costs the time to read it, never its size in memory), the folder is used only when no symlink inside
-the repository leads to it (:func:`confined_folder`), and pruning deletes only documents that
-authenticate (this user's runs wrote them).
+held in memory (a forged one costs the time to read it, never its size in memory), the folder is
+used only when no symlink inside the repository leads to it (:func:`confined_folder`), and pruning
+deletes only documents that authenticate (this user's runs wrote them).
 
 A result is stored only when every file its check read was, when read, the file its key's hash
 was taken of: :mod:`pytest_citations.core.sources` notes each read with the file's stat signature, and
