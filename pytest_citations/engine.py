@@ -26,7 +26,7 @@ from pytest_citations.discovery import Discovery
 from pytest_citations.hookspecs import plugin_manager
 from pytest_citations.rule_runner import RuleRunner
 from pytest_citations.rules import Finding, Rule, RuleRegistry
-from pytest_citations.run import dependencies
+from pytest_citations.run import budget, dependencies
 from pytest_citations.run_state import RunState
 
 KEPT_PER_CODE = 200  # diagnostics of one code a file keeps; a C009 counts the others
@@ -87,6 +87,8 @@ class Engine:
 
     @classmethod
     def load(cls, start: Path, config_file: Path | None = None, manager=None, baseline=None) -> Engine:
+        """The engine of the root at or above ``start``, which begins a run (see :mod:`.run.budget`)."""
+        budget.begin()
         kinds, registry = load_plugins(manager)
         config = load_config(start, kinds, registry, config_file)
         return cls(config, kinds, registry, baseline)

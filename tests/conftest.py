@@ -81,6 +81,16 @@ def own_cache_key(monkeypatch, tmp_path_factory) -> Path:
     return path
 
 
+@pytest.fixture(autouse=True)
+def own_run_budget() -> None:
+    """Each test is a run of its own: what a run may spend in all (the time of evidence stores, the
+    git history read: pytest_citations/run/budget.py) is whole again, whatever tests before spent,
+    also a test that calls a store or git history without making an engine."""
+    from pytest_citations.run import budget
+
+    budget.begin()
+
+
 @pytest.fixture
 def without_replay(monkeypatch) -> None:
     """``citations check`` and in-process ``pytest --citations`` go through the result cache on

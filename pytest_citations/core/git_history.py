@@ -11,9 +11,13 @@ which git would take for a bare repository), is never used. Every command line i
 include), attributes or hooks can name; the work tree's changes are compared with the filter
 drivers the settings name switched off too.
 
-Each lookup has a bounded number of commits and a time budget. File history never raises: when
-git is absent, there is no checkout, the cited file lies in a nested repository, git fails or
-takes too long, the answer is a :class:`History` whose ``versions`` is ``None`` and whose
+Each lookup has a bounded number of commits (at most :data:`MAX_COMMITS`, whatever the settings
+say) and a time budget, and a run reads at most :data:`RUN_HISTORY_BYTES` of earlier versions in
+all: a few hundred KB of ``.git`` can hold gigabytes of history (versions a byte apart are stored
+as deltas). Each version is hashed as it streams from git, a chunk at a time, and only its hash is
+kept; :meth:`History.data` reads the bytes of the one a message needs again. File history never
+raises: when git is absent, there is no checkout, the cited file lies in a nested repository, git
+fails or takes too long, the answer is a :class:`History` whose ``versions`` is ``None`` and whose
 ``reason`` says why in plain words. The bytes compared are the committed blobs (no checkout
 filters), so a repository that converts line ends on checkout may not find a match for a hash
 taken from the converted file.
@@ -26,10 +30,17 @@ import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
+
+from pytest_citations.run import budget as run_budget
 
 DEFAULT_MAX_COMMITS = 200
+MAX_COMMITS = 10_000  # commits of a file's history searched at most (git-max-commits comes with the checkout)
 DEFAULT_TIMEOUT = 5.0
-_MAX_BLOB_BYTES = 16 * 1024 * 1024
+RUN_HISTORY_BYTES = 256 << 20  # bytes of earlier versions one run reads from git in all
+_MAX_BLOB_BYTES = 16 * 1024 * 1024  # a larger version is not read: it has no hash
+_SUBJECT_COLUMNS = 200  # a commit's subject is read truncated to so many columns (git truncates it)
+_CHUNK = 1 << 20  # bytes of a version hashed at a time
 NO_CHECKOUT = "no git checkout at the repository root"
 NESTED_ROOT = "the repository root lies in a repository nested in the checkout, whose history is not searched"
 NOT_NAMED_BACK = "the .git file at the top of the checkout names a git folder that does not name this work tree back"
@@ -44,13 +55,15 @@ def content_hash(data: bytes) -> str:
 
 @dataclass(frozen=True)
 class Version:
-    """The file as one commit wrote it (newest first in :attr:`History.versions`)."""
+    """The file as one commit wrote it (newest first in :attr:`History.versions`): its hash, not its
+    bytes (:meth:`History.data` reads them again)."""
 
     commit: str
     date: str  # YYYY-MM-DD of the commit (committer date, UTC)
     subject: str
-    hash: str  # content_hash of the blob
-    data: bytes
+    hash: str | None  # content_hash of the blob; None for one over _MAX_BLOB_BYTES, which is not read
+    blob: str  # the blob's object id
+    size: int
 
     @property
     def short(self) -> str:
@@ -60,8 +73,10 @@ class Version:
 @dataclass(frozen=True)
 class History:
     versions: tuple[Version, ...] | None
-    reason: str = ""  # why versions is None, or a note such as "searched the last 200 commits"
+    reason: str = ""  # why versions is None, or why they stop short (the run's bound on history read)
     truncated: bool = False
+    checkout: Checkout | None = None  # where the versions' bytes are read again
+    timeout: float = DEFAULT_TIMEOUT
 
     def find(self, wanted: str) -> tuple[Version, Version | None] | None:
         """The newest version with hash ``wanted`` and the version that replaced it (None if none)."""
@@ -71,6 +86,12 @@ class History:
             if version.hash == wanted:
                 return version, (self.versions[index - 1] if index else None)
         return None
+
+    def data(self, version: Version) -> tuple[bytes | None, str]:
+        """(the bytes of ``version``, ""), read from git again; (None, why) when they cannot be."""
+        if self.checkout is None or version.hash is None:
+            return None, "git keeps no such version"
+        return _version_data(self.checkout, version, self.timeout)
 
 
 # -- the one repository git is run on -----------------------------------------------------------------
@@ -184,7 +205,7 @@ def _linked_checkout(top: Path, budget: _Budget) -> tuple[Checkout | None, str]:
 # -- every git command line ----------------------------------------------------------------------------
 
 # Given on every command line, so they outrank the repository's settings and every file those
-# include: no program the checkout names runs.
+# include: no program the checkout names runs, and git's memory is not the checkout's to set.
 _PROGRAMS_OFF = (
     "--no-pager",  # core.pager, pager.<command>
     "-c", "core.fsmonitor=",  # an fsmonitor hook, run when the index is read (empty is off in every git version)
@@ -194,6 +215,7 @@ _PROGRAMS_OFF = (
     "-c", "submodule.recurse=false",  # a submodule is a repository of its own, with settings of its own
     "-c", "core.quotepath=off",  # paths in the output as they are
     "-c", "color.ui=false",  # output read as plain text
+    "-c", "core.deltaBaseCacheLimit=96m",  # git's memory for the versions its deltas are made from: its default
 )
 # Options of the commands that compare contents: no external diff (diff.external, diff.<driver>.command),
 # no textconv, and no submodule's work tree (its status would run with its own settings).
@@ -562,16 +584,41 @@ def _file_history(root: Path, rel: str, max_commits: int, timeout: float, enclos
     if nested is not None:
         return History(None, f"{rel} lies in the nested repository {nested.relative_to(root).as_posix()}/, whose "
                              "history is not searched")
+    allowance = _history_allowance()
+    if allowance.spent:
+        return History(None, _bound_reached())
     budget = _Budget(timeout)
+    max_commits = max(0, min(max_commits, MAX_COMMITS))
     log = _git(
         checkout,
-        ["log", f"--max-count={max_commits}", "--format=%x01%H %ct %s", "--raw", "--no-abbrev", "--no-renames",
-         "--", f":(literal){path.relative_to(checkout.top).as_posix()}"],
+        ["log", f"--max-count={max_commits}", f"--format=%x01%H %ct %<({_SUBJECT_COLUMNS},trunc)%s", "--raw",
+         "--no-abbrev", "--no-renames", "--", f":(literal){path.relative_to(checkout.top).as_posix()}"],
         budget,
     )
     if log is None:
         return History(None, _why_log_failed(checkout, budget))
-    entries: list[tuple[str, str, str, str]] = []  # commit, date, subject, blob
+    entries = _log_entries(log)
+    truncated = log.count(b"\x01") >= max_commits
+    if not entries:
+        return History((), f"{rel} has no committed version", truncated)
+    sizes = _blob_sizes(checkout, list(dict.fromkeys(blob for *_, blob in entries)), budget)
+    if sizes is None:
+        return History(None, "git cat-file failed")
+    kept, cut_short = _within(entries, sizes, allowance.left)
+    wanted = list(dict.fromkeys(blob for *_, blob in kept if sizes[blob] <= _MAX_BLOB_BYTES))
+    hashes = _hashes(checkout, wanted, budget)
+    if hashes is None:
+        return History(None, "git cat-file failed")
+    allowance.spend(sum(sizes[blob] for blob in wanted))
+    versions = tuple(Version(commit, date, subject, hashes.get(blob), blob, sizes[blob])
+                     for commit, date, subject, blob in kept)
+    return History(versions, _bound_reached() if cut_short else "", truncated or cut_short, checkout, timeout)
+
+
+def _log_entries(log: bytes) -> list[tuple[str, str, str, str]]:
+    """(commit, date, subject, blob) of each commit of ``git log --raw`` output that has the file
+    (not those that deleted it), newest first."""
+    entries: list[tuple[str, str, str, str]] = []
     for block in log.split(b"\x01")[1:]:
         lines = block.decode("utf-8", "replace").split("\n")
         commit, _, rest = lines[0].partition(" ")
@@ -589,29 +636,140 @@ def _file_history(root: Path, rel: str, max_commits: int, timeout: float, enclos
             date = time.strftime("%Y-%m-%d", time.gmtime(int(stamp)))
         except ValueError:
             date = "?"
-        entries.append((commit, date, subject, blob))
-    truncated = log.count(b"\x01") >= max_commits
-    if not entries:
-        return History((), f"{rel} has no committed version", truncated)
-    request = "".join(f"{blob}\n" for *_, blob in entries).encode()
-    out = _git(checkout, ["cat-file", "--batch"], budget, stdin=request)
+        entries.append((commit, date, subject.rstrip(), blob))  # (git pads a short subject with spaces)
+    return entries
+
+
+def _history_allowance() -> run_budget.Allowance:
+    """The bytes of earlier versions this run may still read (see :data:`RUN_HISTORY_BYTES`)."""
+    return run_budget.allowance("git-history bytes", RUN_HISTORY_BYTES)
+
+
+def _bound_reached() -> str:
+    return f"this run read the {RUN_HISTORY_BYTES / (1 << 20):g} MiB of git history it allows"
+
+
+def _blob_sizes(checkout: Checkout, blobs: list[str], budget: _Budget) -> dict[str, int] | None:
+    """{blob: its size} of the blobs git holds (a partial clone may lack some), from one
+    ``git cat-file --batch-check``; None when git fails."""
+    out = _git(checkout, ["cat-file", "--batch-check"], budget, stdin="".join(f"{blob}\n" for blob in blobs).encode())
     if out is None:
-        return History(None, "git cat-file failed")
-    contents: dict[str, bytes] = {}
-    position = 0
-    for *_, blob in entries:
-        header_end = out.index(b"\n", position)
-        header = out[position:header_end].split()
-        if len(header) != 3 or header[1] != b"blob":
-            position = header_end + 1
+        return None
+    sizes = {}
+    for line in out.decode("ascii", "replace").splitlines():
+        fields = line.split()
+        if len(fields) == 3 and fields[1] == "blob" and fields[2].isdigit():
+            sizes[fields[0]] = int(fields[2])
+    return sizes
+
+
+def _within(entries: list[tuple[str, str, str, str]], sizes: dict[str, int],
+            left: int | float) -> tuple[list[tuple[str, str, str, str]], bool]:
+    """The entries whose blobs git holds, newest first, up to the first whose reading would take
+    more than ``left`` bytes in all (each blob counted once; one too large to be read costs
+    nothing), and whether that cut them short."""
+    kept: list[tuple[str, str, str, str]] = []
+    counted: set[str] = set()
+    for entry in entries:
+        blob = entry[3]
+        size = sizes.get(blob)
+        if size is None:
             continue
-        size = int(header[2])
-        start = header_end + 1
-        contents[blob] = out[start : start + size] if size <= _MAX_BLOB_BYTES else b""
-        position = start + size + 1
-    versions = tuple(
-        Version(commit, date, subject, content_hash(contents[blob]), contents[blob])
-        for commit, date, subject, blob in entries
-        if blob in contents
-    )
-    return History(versions, "", truncated)
+        if blob not in counted and size <= _MAX_BLOB_BYTES:
+            if size > left:
+                return kept, True
+            left -= size
+            counted.add(blob)
+        kept.append(entry)
+    return kept, False
+
+
+def _hashes(checkout: Checkout, blobs: list[str], budget: _Budget) -> dict[str, str] | None:
+    """{blob: content_hash} of ``blobs``, asked of one ``git cat-file --batch`` a blob at a time
+    and hashed as they stream, a chunk at a time: the memory of one chunk, whatever the blobs' sizes.
+    None when git fails; TimeoutError past the budget (git is then stopped)."""
+    if not blobs:
+        return {}
+    import subprocess
+    import threading
+
+    left = budget.left()
+    if left <= 0:
+        raise TimeoutError
+    try:
+        process = subprocess.Popen(_command(_location(checkout), ["cat-file", "--batch"]), cwd=checkout.top,
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                   env=_environment())
+    except OSError:
+        return None
+    requests, answers = process.stdin, process.stdout
+    assert requests is not None and answers is not None  # (both are pipes)
+    timer = threading.Timer(left, process.kill)
+    timer.start()
+    try:
+        hashes = {}
+        for blob in blobs:
+            found = _hash_next(requests, answers, blob)
+            if found is not None:
+                hashes[blob] = found
+        return hashes
+    except (OSError, ValueError):  # git stopped (the timer, a failure) or wrote something else
+        if budget.left() <= 0:
+            raise TimeoutError from None
+        return None
+    finally:
+        timer.cancel()
+        if process.poll() is None:
+            process.kill()
+        process.wait()
+        requests.close()
+        answers.close()
+
+
+def _hash_next(requests: IO[bytes], answers: IO[bytes], blob: str) -> str | None:
+    """The content_hash of ``blob``, asked of a running ``git cat-file --batch`` (its input
+    ``requests``, its output ``answers``) and read a chunk at a time; None when git does not hold
+    it as a blob."""
+    import hashlib
+
+    requests.write(f"{blob}\n".encode("ascii"))
+    requests.flush()
+    header = answers.readline(256).split()  # "<id> <type> <size>", or "<id> missing"
+    if len(header) == 2 and header[1] == b"missing":
+        return None
+    if len(header) != 3:
+        raise ValueError("git cat-file wrote something else")
+    digest = hashlib.sha256()
+    remaining = int(header[2])
+    while remaining:
+        chunk = answers.read(min(_CHUNK, remaining))
+        if not chunk:
+            raise OSError("git cat-file stopped")
+        digest.update(chunk)
+        remaining -= len(chunk)
+    answers.read(1)  # the line end after the content
+    return digest.hexdigest()[:16] if header[1] == b"blob" else None
+
+
+# The bytes read last by History.data, by (git folder, blob): a message on each of many tuples that
+# cite one version reads it once, and no more than one version is kept.
+_LAST_READ: dict[tuple[str, str], bytes] = {}
+
+
+def _version_data(checkout: Checkout, version: Version, timeout: float) -> tuple[bytes | None, str]:
+    key = (str(checkout.git_dir), version.blob)
+    if key in _LAST_READ:
+        return _LAST_READ[key], ""
+    allowance = _history_allowance()
+    if version.size > allowance.left:
+        return None, _bound_reached()
+    try:
+        data = _git(checkout, ["cat-file", "blob", version.blob], _Budget(timeout))
+    except TimeoutError:
+        return None, f"git did not answer within {timeout:g} s"
+    if data is None or content_hash(data) != version.hash:
+        return None, "git did not give the version it hashed"
+    allowance.spend(len(data))
+    _LAST_READ.clear()
+    _LAST_READ[key] = data
+    return data, ""

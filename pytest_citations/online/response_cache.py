@@ -10,7 +10,8 @@ a run reads only the shards of the URLs it checks and no document grows past
 shard give way first. Every document is written and read with
 :func:`pytest_citations.run.cache.write_document` / ``read_document``: one that this user's key
 does not authenticate (forged, committed with the checkout, made by another user) is ignored, and
-so is every entry whose fields are not of the expected types. Entries older than
+so is every entry whose fields are not of the expected types. A shard's name follows from a URL,
+so a pull request can commit one: one larger than its writer makes is not read at all. Entries older than
 :data:`PRUNE_SECONDS` are dropped when their shard is written.
 
 Entries are plain JSON objects; which answers are kept, and how they become answers again, is
@@ -36,6 +37,9 @@ FORMAT = 1
 SHARD_DIGITS = 2
 MAX_TEXT = 1 << 20  # characters of a page's text kept with its answer; a longer one is not kept
 MAX_DOCUMENT = min(64 << 20, MAX_DOCUMENT_SIZE // 4)  # bytes of one shard's document
+# Bytes a shard's document holds besides its entries (its code, format and version), which its
+# writer does not count in MAX_DOCUMENT: a larger document is none of ours, and is never read.
+OWN_MEMBERS = 1024
 PRUNE_SECONDS = 30 * 86400
 FOLDER = "online"
 
@@ -147,7 +151,7 @@ class ResponseCache:
     def _read(self, table: str, name: str) -> dict[str, Any]:
         if self.folder is None or not self._real_folder():
             return {}
-        data = read_document(self._path(table, name))
+        data = read_document(self._path(table, name), MAX_DOCUMENT + OWN_MEMBERS)
         if not (isinstance(data, dict) and data.get("format") == FORMAT and data.get("version") == __version__):
             return {}
         entries = data.get(table)

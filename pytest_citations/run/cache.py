@@ -23,9 +23,10 @@ The cache folder usually lies in the checkout, which a stranger's pull request w
 document read back from it (base, deltas, records of runs) is believed only when it carries an
 HMAC-SHA256 made with this user's key (:func:`document_key`), kept outside the checkout; one that
 does not is ignored like a damaged one. Documents are opened as regular files only (no symlink,
-FIFO or device, within :data:`MAX_DOCUMENT_SIZE`), the folder is used only when no symlink inside
-the repository leads to it (:func:`confined_folder`), and pruning deletes only documents that
-authenticate (this user's runs wrote them).
+FIFO or device, within :data:`MAX_DOCUMENT_SIZE`) and streamed through their code before they are
+held in memory (a forged one costs the time to read it, never its size in memory), the folder is
+used only when no symlink inside the repository leads to it (:func:`confined_folder`), and pruning
+deletes only documents that authenticate (this user's runs wrote them).
 
 A result is stored only when every file its check read was, when read, the file its key's hash
 was taken of: :mod:`pytest_citations.core.sources` notes each read with the file's stat signature, and
@@ -41,6 +42,7 @@ import functools
 import gc
 import hashlib
 import hmac
+import io
 import json
 import os
 import re
@@ -605,9 +607,14 @@ def _create_key(path: str) -> None:
 
 def _mac(key: bytes, name: str, tail: memoryview | bytes) -> bytes:
     """The code of the document called ``name`` whose JSON text is ``{`` followed by ``tail``."""
-    code = hmac.new(key, _MAC_DOMAIN + name.encode("utf-8", "surrogateescape") + b"\0{", "sha256")
+    code = _code_of(key, name)
     code.update(tail)
     return code.hexdigest().encode("ascii")
+
+
+def _code_of(key: bytes, name: str) -> hmac.HMAC:
+    """The code of the document called ``name``, before the text after its ``{`` is fed to it."""
+    return hmac.new(key, _MAC_DOMAIN + name.encode("utf-8", "surrogateescape") + b"\0{", "sha256")
 
 
 def write_document(path: Path, data: dict[str, Any]) -> None:
@@ -627,10 +634,10 @@ def sealed(name: str, data: dict[str, Any]) -> bytes:
     return b"".join((_MAC_OPEN, _mac(key, name, tail), _MAC_CLOSE, tail))
 
 
-def read_document(path: Path) -> Any:
-    """The document at ``path``; None unless it is a regular file that this user's key
-    authenticates and that parses."""
-    raw = _authenticated(path)
+def read_document(path: Path, limit: int = MAX_DOCUMENT_SIZE) -> Any:
+    """The document at ``path``; None unless it is a regular file of at most ``limit`` bytes that
+    this user's key authenticates and that parses."""
+    raw = _authenticated(path, limit)
     if raw is None:
         return None
     try:
@@ -641,32 +648,102 @@ def read_document(path: Path) -> Any:
     return data
 
 
-def _authenticated(path: Path) -> bytes | None:
-    """The bytes at ``path`` when they are a document authenticated with this user's key."""
+def _authenticated(path: Path, limit: int) -> bytes | None:
+    """The bytes at ``path`` when they are a document authenticated with this user's key.
+
+    A document is held in memory only once its code is found right: the file is first streamed
+    through the code a chunk at a time, so a forged one (a pull request may commit a file of a
+    name the checker reads, up to the size cap) costs the time to read it and no memory. The
+    bytes then read to be parsed are authenticated again, so that what is parsed is what was
+    authenticated."""
     key = document_key()
-    raw = None if key is None else read_regular(path, MAX_DOCUMENT_SIZE)
-    if key is None or raw is None or not (raw.startswith(_MAC_OPEN) and raw[_MAC_END:_MAC_END + 2] == _MAC_CLOSE):
+    opened = None if key is None else _open_regular(path, limit)
+    if key is None or opened is None:
         return None
-    tail = memoryview(raw)[_MAC_END + 2:]
-    return raw if hmac.compare_digest(raw[len(_MAC_OPEN):_MAC_END], _mac(key, path.name, tail)) else None
+    stream, size = opened
+    with stream:
+        if not _streams_authentic(stream, size, key, path.name):
+            return None
+        stream.seek(0)
+        raw = _read_whole(stream, size)
+    return raw if raw is not None and _is_authentic(raw, key, path.name) else None
+
+
+def _authenticates(path: Path) -> bool:
+    """Whether the file at ``path`` is a document authenticated with this user's key (streamed
+    through its code, never held)."""
+    key = document_key()
+    opened = None if key is None else _open_regular(path, MAX_DOCUMENT_SIZE)
+    if key is None or opened is None:
+        return False
+    stream, size = opened
+    with stream:
+        return _streams_authentic(stream, size, key, path.name)
+
+
+def _is_authentic(raw: bytes, key: bytes, name: str) -> bool:
+    """Whether ``raw``, the text of the document called ``name``, carries the code ``key`` makes."""
+    if not (raw.startswith(_MAC_OPEN) and raw[_MAC_END:_MAC_END + 2] == _MAC_CLOSE):
+        return False
+    return hmac.compare_digest(raw[len(_MAC_OPEN):_MAC_END], _mac(key, name, memoryview(raw)[_MAC_END + 2:]))
+
+
+def _streams_authentic(stream: io.BufferedReader, size: int, key: bytes, name: str) -> bool:
+    """:func:`_is_authentic` of the ``size`` bytes ``stream`` holds from where it stands, read in
+    chunks of :data:`_HASH_CHUNK` into one buffer; false when it holds more (it grew)."""
+    try:
+        head = stream.read(_MAC_END + 2)
+        if not (head.startswith(_MAC_OPEN) and head[_MAC_END:] == _MAC_CLOSE):
+            return False
+        code = _code_of(key, name)
+        buffer = bytearray(_HASH_CHUNK)
+        chunk = memoryview(buffer)
+        seen = len(head)
+        while count := stream.readinto(buffer):
+            seen += count
+            if seen > size:
+                return False
+            code.update(chunk[:count])
+    except OSError:
+        return False
+    return hmac.compare_digest(head[len(_MAC_OPEN):_MAC_END], code.hexdigest().encode("ascii"))
 
 
 def read_regular(path: Path, limit: int) -> bytes | None:
     """The bytes of the regular file at ``path`` when it holds at most ``limit``; None for anything
     else (a symlink, a FIFO, a device, a folder, a larger file, a file that grows while read)."""
+    opened = _open_regular(path, limit)
+    if opened is None:
+        return None
+    stream, size = opened
+    with stream:
+        return _read_whole(stream, size)
+
+
+def _open_regular(path: Path, limit: int) -> tuple[io.BufferedReader, int] | None:
+    """(``path`` opened to be read, its size) when it is a regular file of at most ``limit``
+    bytes, opened so (never through a symlink, never waiting on a FIFO's writer); None for
+    anything else."""
     try:
         handle = os.open(path, _OPEN_REGULAR)
     except (OSError, ValueError):
         return None
-    with open(handle, "rb") as stream:
-        info = os.fstat(handle)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
-            return None
-        try:
-            data = stream.read(info.st_size + 1)
-        except OSError:
-            return None
-    return data if len(data) <= info.st_size else None
+    stream = open(handle, "rb")
+    info = os.fstat(handle)
+    if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+        stream.close()
+        return None
+    return stream, info.st_size
+
+
+def _read_whole(stream: io.BufferedReader, size: int) -> bytes | None:
+    """The rest of ``stream``, which holds ``size`` bytes; None when it holds more (it grew) or
+    cannot be read."""
+    try:
+        data = stream.read(size + 1)
+    except OSError:
+        return None
+    return data if len(data) <= size else None
 
 
 @contextlib.contextmanager
@@ -771,6 +848,6 @@ def prune_folder(folder: Path, today: int) -> None:
     except OSError:
         return
     for path in old:
-        if _authenticated(Path(path)) is not None:
+        if _authenticates(Path(path)):
             with contextlib.suppress(OSError):
                 os.unlink(path)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import shutil
 import signal
 import sqlite3
@@ -197,17 +198,59 @@ def test_a_dump_that_computes_or_reads_rows_is_refused_at_once(tmp_path, stateme
     assert store_finding(outcome) == ("B318", f"evidence store {SQL_DUMP} is not a dump of a store: it {refused}, and {NOT_A_DUMP}")
 
 
+# A cross join of literal rows reads no table (a multi-row VALUES is allowed): a billion rows, each
+# ignored as a duplicate, so it takes no memory, only time.
+_VALUES = "(VALUES " + ",".join(f"({n})" for n in range(10)) + ")"
+ENDLESS_INSERT = ("INSERT OR IGNORE INTO syntheses SELECT 'syn_valid', 'briefs/valid.md', NULL, NULL FROM "
+                  + ", ".join(f"{_VALUES} AS v{n}" for n in range(9)) + ";")
+
+
+def load_budget(root: Path) -> float:
+    """The time the dump of the brief repository at ``root`` may take to load."""
+    return evidence_store.LOAD_SECONDS + evidence_store.LOAD_SECONDS_PER_MIB * (root / SQL_DUMP).stat().st_size / (1 << 20)
+
+
 def test_a_dump_that_runs_past_its_time_budget_is_stopped(tmp_path):
-    """A cross join of literal rows reads no table (a multi-row VALUES is allowed): a billion rows,
-    each ignored as a duplicate, so it takes no memory, only time. Was: a run without end."""
-    values = "(VALUES " + ",".join(f"({n})" for n in range(10)) + ")"
-    statement = ("INSERT OR IGNORE INTO syntheses SELECT 'syn_valid', 'briefs/valid.md', NULL, NULL FROM "
-                 + ", ".join(f"{values} AS v{n}" for n in range(9)) + ";")
-    root = dump_repo(tmp_path, statement)
+    """Was: a run without end."""
+    root = dump_repo(tmp_path, ENDLESS_INSERT)
     outcome = check_bounded(tmp_path, root)
     outcome.assert_bounded()
-    budget = evidence_store.LOAD_SECONDS + evidence_store.LOAD_SECONDS_PER_MIB * (root / SQL_DUMP).stat().st_size / (1 << 20)
-    assert store_finding(outcome) == ("B318", f"evidence store {SQL_DUMP}: loading it took longer than {round(budget, 2):g} s")
+    assert store_finding(outcome) == ("B318", f"evidence store {SQL_DUMP}: loading it took longer than {round(load_budget(root), 2):g} s")
+
+
+def nested_dump_roots(tmp_path: Path, count: int) -> Path:
+    """A checkout of ``count`` nested roots, each the brief repository of :func:`dump_repo` whose
+    dump runs until it is stopped (``root<n>/repo``)."""
+    top = tmp_path / "checkout"
+    top.mkdir()
+    (top / "pyproject.toml").write_text("[tool.citations]\n")
+    for n in range(count):
+        dump_repo(top / f"root{n}", ENDLESS_INSERT)
+    return top
+
+
+@pytest.mark.parametrize("front_end", ["citations check", "pytest --citations"])
+def test_the_stores_of_a_run_share_one_time_budget_nested_roots_included(tmp_path, front_end):
+    """Ten nested roots, each with a dump that runs until stopped: the stores of the run take at
+    most :data:`evidence_store.RUN_SECONDS` (plus their share per MiB) in all, and each store that
+    got no time, or no more, says so. Was: each its own 2 s, 20 s in all."""
+    top = nested_dump_roots(tmp_path, 10)
+    if front_end == "citations check":
+        outcome = check_bounded(tmp_path, top)
+        outcome.assert_bounded()
+        messages = {path.split("/")[0]: message for path, line, code, message in outcome.findings()
+                    if path.endswith(VALID) and line == 1 and code == "B318"}
+    else:
+        outcome = run_bounded(tmp_path, sys.executable, "-m", "pytest", "--citations", "-p", "no:cacheprovider",
+                              "-p", "no:randomly", "-q", str(top))
+        outcome.assert_bounded()
+        messages = dict(re.findall(r"^(?:checkout/)?(root\d+)/repo/briefs/valid\.md:1:1: B318 (.*)$", outcome.output.decode(), re.MULTILINE))
+    assert sorted(messages) == [f"root{n}" for n in range(10)]
+    own = f"evidence store {SQL_DUMP}: loading it took longer than {round(load_budget(top / 'root0' / 'repo'), 2):g} s"
+    shared = (f"evidence store {SQL_DUMP}: the evidence stores of this run took longer than it allows them (2 s, 1 s "
+              "more per MiB of SQL text loaded and 0.2 ms per query; every root's stores share that time); the store is "
+              "read no further")
+    assert set(messages.values()) <= {own, shared} and list(messages.values()).count(shared) >= 8
 
 
 @pytest.mark.skipif(not hasattr(sqlite3.Connection, "setlimit"), reason="Connection.setlimit is Python 3.11's")
@@ -381,6 +424,88 @@ def test_a_store_that_is_no_database_is_a_diagnostic(tmp_path):
     (root / "evidence" / "store.sqlite").write_bytes(b"SQLite format 3\x00" + b"\xff" * 200)
     with pytest.raises(evidence_store.StoreError, match="^evidence store evidence/store.sqlite cannot be read: "):
         evidence_store.open_readonly(root, "evidence/store.sqlite")
+
+
+# -- git history ------------------------------------------------------------------------------------
+
+BIG_FILE = "src/big.txt"
+NOT_IN_HISTORY = "0000000000000000"
+
+
+def commit_versions(root: Path, versions: int, size: int) -> None:
+    """A git repository at ``root`` whose ``BIG_FILE`` has ``versions`` committed versions of
+    ``size`` bytes, one byte apart (git stores them as deltas: a few hundred KB in all), the last
+    one checked out."""
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    lines = b"".join(b"%07d the same line of a large file, again and again\n" % n for n in range(size // 50))[:size]
+    importing = subprocess.Popen(["git", "-C", str(root), "fast-import", "--quiet"], stdin=subprocess.PIPE)
+    assert importing.stdin is not None
+    importing.stdin.write(b"blob\nmark :1\ndata 17\n[tool.citations]\n\n")
+    for n in range(versions):
+        content = lines[:n] + b"#" + lines[n + 1:]
+        importing.stdin.write(b"commit refs/heads/main\ncommitter A <a@example.com> %d +0000\ndata 4\nv%03d\n"
+                              b"M 100644 :1 pyproject.toml\nM 100644 inline %s\ndata %d\n"
+                              % (1_700_000_000 + n, n, BIG_FILE.encode(), len(content)) + content + b"\n")
+    importing.stdin.close()
+    assert importing.wait() == 0
+    subprocess.run(["git", "-C", str(root), "symbolic-ref", "HEAD", "refs/heads/main"], check=True)
+    subprocess.run(["git", "-C", str(root), "reset", "-q", "--hard"], check=True)
+
+
+@pytest.fixture(scope="module")
+def long_history(tmp_path_factory) -> Path:
+    """60 versions of an 8 MB file (480 MB of history from a .git under 1 MB), settings that let git
+    keep 2 GB of them in memory, and a note citing the file with a hash none of them has."""
+    root = tmp_path_factory.mktemp("history") / "repo"
+    commit_versions(root, 60, 8_000_000)
+    subprocess.run(["git", "-C", str(root), "config", "core.deltaBaseCacheLimit", "2g"], check=True)
+    (root / "notes").mkdir()
+    (root / "notes" / "t.md").write_text(f"A claim [{BIG_FILE}@{NOT_IN_HISTORY}, L1].\n")
+    return root
+
+
+def stale_message(outcome: Outcome, front_end: str) -> str:
+    """The one R408 message of a run of either front end."""
+    if front_end == "citations check":
+        found = [message for path, line, code, message in outcome.findings() if code == "R408"]
+    else:
+        found = re.findall(r"^(?:\S*/)?notes/t\.md:1:\d+: R408 (.*)$", outcome.output.decode(), re.MULTILINE)
+    assert len(found) == 1, outcome.output[-2000:]
+    return found[0]
+
+
+WITHOUT_THE_RUNS_BOUND = """
+import sys
+from pytest_citations.core import git_history
+git_history.RUN_HISTORY_BYTES = 1 << 40  # (out of the way: what is measured is the memory of the stream)
+from pytest_citations.frontends.cli import main
+sys.exit(main(["check", "--format", "json", "--no-cache", sys.argv[1]]))
+"""
+
+
+def test_a_files_history_is_hashed_as_it_streams_from_git(tmp_path, long_history):
+    """Every one of the 60 versions is hashed, one at a time, in chunks. Was: all of them held at
+    once (1.02 GB at the peak)."""
+    outcome = run_bounded(tmp_path, sys.executable, "-c", WITHOUT_THE_RUNS_BOUND, str(long_history))
+    outcome.assert_bounded()
+    assert stale_message(outcome, "citations check").endswith(
+        "; no version of the file in its git history has this hash; not fixed")
+
+
+@pytest.mark.parametrize("front_end", ["citations check", "pytest --citations"])
+def test_the_git_history_a_run_reads_is_bounded(tmp_path, long_history, front_end):
+    """The run reads at most ``RUN_HISTORY_BYTES`` of history (its versions newest first), and the
+    message says where it stopped and why. Was: 1.02 GB at the peak (1.04 GB for pytest)."""
+    if front_end == "citations check":
+        outcome = check_bounded(tmp_path, long_history)
+    else:
+        outcome = run_bounded(tmp_path, sys.executable, "-m", "pytest", "--citations", "-p", "no:cacheprovider",
+                              "-p", "no:randomly", "-q", str(long_history))
+    outcome.assert_bounded()
+    read = (256 << 20) // 8_000_000
+    assert stale_message(outcome, front_end).endswith(
+        f"; no version of the file in the last {read} commits has this hash (this run read the 256 MiB of git history "
+        "it allows); not fixed")
 
 
 # -- EAR ids ------------------------------------------------------------------------------------------

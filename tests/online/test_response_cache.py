@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import time
 import tracemalloc
 
 import pytest
 
+from conftest import same_code_environment
 from pytest_citations.online import response_cache
 from pytest_citations.online.fetch import Wanted
 from pytest_citations.online.response_cache import ResponseCache, shard
@@ -166,6 +169,55 @@ def test_a_forged_or_edited_document_is_ignored(serve, fetch):
     answer = fetch.one(url, cache=True)
 
     assert (answer.text, answer.from_cache) == ("page /a", False)
+
+
+# A process started by a large one (a test worker late in the suite) inherits its peak memory as
+# its own (Linux keeps it across exec): the measured one is started by a small process instead.
+_FROM_A_SMALL_PARENT = "import subprocess, sys; sys.exit(subprocess.run(sys.argv[1:]).returncode)"
+# Reads the shard of one URL in a child process: its answers, the time it took, its peak memory.
+_READ_AND_MEASURE = """
+import resource, sys, time
+from pathlib import Path
+from pytest_citations.online.response_cache import ResponseCache
+started = time.process_time()
+found = list(ResponseCache(Path(sys.argv[1])).answers([sys.argv[2]]))
+print(len(found), time.process_time() - started, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def test_a_shard_larger_than_its_writer_makes_is_never_read(tmp_path):
+    """A shard's name follows from a cited URL, so a pull request can commit one: 900 MB (under
+    the cache's 1 GiB cap on any document, over what a shard's writer makes) is refused by its
+    size, unread. Was: read whole before its code was checked, 962 MB at the peak."""
+    url = "https://www.iea.org/reports/the-future-of-heat-pumps"
+    document = tmp_path / "online" / f"answers-{shard(url)}.json"
+    document.parent.mkdir()
+    with open(document, "wb") as stream:
+        stream.write(b'{"mac":"' + b"0" * 64 + b'","format":1,"answers":{"' + url.encode() + b'":"')
+        stream.truncate(900 << 20)  # sparse: no room taken on disk
+
+    done = subprocess.run([sys.executable, "-c", _FROM_A_SMALL_PARENT, sys.executable, "-c", _READ_AND_MEASURE, str(tmp_path),
+                           url], capture_output=True, text=True, timeout=60, check=True, env=same_code_environment())
+    found, seconds, peak_kib = done.stdout.split()
+
+    assert int(found) == 0
+    assert float(seconds) < 1 and int(peak_kib) < 100 * 1024, (seconds, peak_kib)
+
+
+def test_a_shard_as_large_as_its_writer_makes_it_is_read(tmp_path, monkeypatch):
+    """The size a shard is refused at leaves room for the document's own members around its
+    entries: a shard filled to its size is read back whole."""
+    monkeypatch.setattr(response_cache, "SHARD_DIGITS", 0)  # one shard for every URL
+    monkeypatch.setattr(response_cache, "MAX_DOCUMENT", 3000)
+    cache = ResponseCache(tmp_path)
+    now = time.time()
+    urls = [f"http://a.example/{n}" for n in range(20)]
+    for url in urls:
+        cache.keep_answer(url, _entry(now, "x" * 100))
+    cache.save(now)
+    kept = json.loads((tmp_path / "online" / "answers-.json").read_bytes())["answers"]
+
+    assert len(dict(ResponseCache(tmp_path).answers(urls))) == len(kept) > 0
 
 
 def test_a_document_moved_to_another_name_is_ignored(serve, fetch):

@@ -367,9 +367,9 @@ FROM_A_SMALL_PARENT = "import subprocess, sys; sys.exit(subprocess.run(sys.argv[
 RUN_AND_MEASURE = """
 import resource, sys, time
 from pytest_citations.frontends.cli import main
-started = time.perf_counter()
+started = time.process_time()  # CPU time: the work done, whatever else runs on the machine
 code = main(["check", sys.argv[1], "--format", "json"])
-print(f"{code} {time.perf_counter() - started:.3f} {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}", file=sys.stderr)
+print(f"{code} {time.process_time() - started:.3f} {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}", file=sys.stderr)
 """
 
 
@@ -389,25 +389,80 @@ def limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
 
 
-@pytest.mark.usefixtures("in_the_checkout")
-@pytest.mark.parametrize("how", HOSTILE)
-def test_a_cache_file_that_is_no_regular_file_is_never_read(repo, capsys, how):
-    """Every document of the folder (the result cache's base and a delta, the record) is replaced:
-    the run checks afresh, in bounded time and memory, and writes its own documents in their place."""
+def every_document_of_a_run(repo: Path, capsys) -> list[Path]:
+    """The result cache's base, a delta and the record of a run of ``repo``'s check (the delta
+    named as the next run would look for it)."""
     check(capsys, repo)
     folder = repo / cache_module.DEFAULT_FOLDER
-    names = [path.name for path in documents(folder)]
-    base = next(name for name in names if name.startswith("results-"))
-    names.append(f"delta-{base[len('results-'):-len('.json')]}-{time.time_ns():020d}-1.json")
-    for name in names:
-        make_hostile(folder / name, how)
+    found = documents(folder)
+    base = next(path.name for path in found if path.name.startswith("results-"))
+    return [*found, folder / f"delta-{base[len('results-'):-len('.json')]}-{time.time_ns():020d}-1.json"]
+
+
+def assert_checked_afresh_in_bounds(repo: Path) -> None:
+    """``citations check`` of ``repo`` in a small child process reports FINDINGS in under 5 s and
+    under 200 MB."""
     done = subprocess.run([sys.executable, "-c", FROM_A_SMALL_PARENT, sys.executable, "-c", RUN_AND_MEASURE, str(repo)],
                           capture_output=True, text=True, timeout=60, preexec_fn=limit_memory,
                           env=same_code_environment(PYTHONHASHSEED="0"))
     code, seconds, peak_kib = done.stderr.strip().splitlines()[-1].split()
     assert int(code) == 1 and sorted((d["path"], d["code"]) for d in json.loads(done.stdout)["diagnostics"]) == FINDINGS
-    assert float(seconds) < 5 and int(peak_kib) < 200 * 1024
+    assert float(seconds) < 5 and int(peak_kib) < 200 * 1024, (seconds, peak_kib)
+
+
+@pytest.mark.usefixtures("in_the_checkout")
+@pytest.mark.parametrize("how", HOSTILE)
+def test_a_cache_file_that_is_no_regular_file_is_never_read(repo, capsys, how):
+    """Every document of the folder (the result cache's base and a delta, the record) is replaced:
+    the run checks afresh, in bounded time and memory, and writes its own documents in their place."""
+    folder = repo / cache_module.DEFAULT_FOLDER
+    names = [path.name for path in every_document_of_a_run(repo, capsys)]
+    for name in names:
+        make_hostile(folder / name, how)
+    assert_checked_afresh_in_bounds(repo)
     assert sum(stat.S_ISREG((folder / name).lstat().st_mode) for name in names) >= 2  # the base and record, written anew
+
+
+FORGED_SIZE = 900 << 20  # under the document cap, which a document's size alone cannot tell from ours
+
+
+def forge_large(path: Path) -> None:
+    """A document of the checker's name that no key of this user's made: the shape of an
+    authentication code, then JSON text to 900 MB (sparse: it takes no room on disk)."""
+    path.unlink(missing_ok=True)
+    with open(path, "wb") as stream:
+        stream.write(b'{"mac":"' + b"0" * 64 + b'","format":4,"padding":"')
+        stream.truncate(FORGED_SIZE)
+
+
+@pytest.mark.usefixtures("in_the_checkout")
+@pytest.mark.parametrize("which", ["results", "delta", "run"])
+def test_a_forged_document_under_the_size_cap_is_never_held_in_memory(repo, capsys, which):
+    """A base, a delta or a record of 900 MB (their names follow from the installed code and the
+    settings, so a pull request can commit one): streamed through its code, in constant memory,
+    and never read to be parsed; a base or record is then written anew. Was: read whole first,
+    945 MB at the peak."""
+    paths = every_document_of_a_run(repo, capsys)
+    forged = next(path for path in paths if path.name.startswith(which))
+    forge_large(forged)
+    if which != "run":  # (the record would answer the run, and the result cache would not be read)
+        next(path for path in paths if path.name.startswith("run-")).unlink()
+    assert_checked_afresh_in_bounds(repo)
+    assert (cache_module.read_document(forged) is not None) == (which != "delta")
+
+
+def test_a_document_is_read_only_when_its_code_authenticates_it(tmp_path):
+    """What ``read_document`` parses is what it authenticated: a document of ours is read (also
+    one larger than a chunk of the stream), one changed by a byte after it was written is not."""
+    path = tmp_path / "run-x.json"
+    data = {"format": 1, "text": "x" * (3 << 20)}
+    cache_module.write_document(path, data)
+    assert cache_module.read_document(path) == data
+    raw = bytearray(path.read_bytes())
+    raw[-3] = ord("y")
+    path.write_bytes(raw)
+    assert cache_module.read_document(path) is None
+    assert cache_module.read_document(tmp_path / "missing.json") is None
 
 
 def test_read_regular_refuses_what_is_no_regular_file_within_the_limit(tmp_path):

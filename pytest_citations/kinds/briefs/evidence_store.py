@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
 from urllib.parse import quote
 
 from pytest_citations.core import jsonlines, sources
-from pytest_citations.run import dependencies
+from pytest_citations.run import budget, dependencies
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -358,13 +358,20 @@ class Store:
 # The store is a file of the checkout, so whoever wrote the pull request wrote it (docs/security.md).
 # It is opened so that it cannot write, compute or run away: the file read-only and immutable (no
 # -wal or -shm is ever created beside it), SQLite's limits set from its size, every statement under
-# a time budget, schema objects that compute when read (views, triggers, virtual tables, generated
-# columns) refused, and a store kept as SQL text loaded through an authorizer that lets it only
-# create our tables and insert the rows it spells out.
+# a time budget of its own and within what is left of the run's (every store of a run, nested
+# roots' included, shares RUN_SECONDS), schema objects that compute when read (views, triggers,
+# virtual tables, generated columns) refused, and a store kept as SQL text loaded through an
+# authorizer that lets it only create our tables and insert the rows it spells out.
 
 STATEMENT_SECONDS = 2.0  # the time one statement on a store may take; past it the store is read no further
 LOAD_SECONDS = 2.0  # the time loading a store kept as SQL text may take, plus LOAD_SECONDS_PER_MIB per MiB
 LOAD_SECONDS_PER_MIB = 1.0
+# The time every store of a run may take in all, loading and queries, nested roots' stores included
+# (their budgets must not add up): what one store may take to load, plus LOAD_SECONDS_PER_MIB for
+# each MiB of SQL text loaded and STATEMENT_ALLOWANCE for each statement run (a statement on a store
+# of ours takes microseconds: a large run's many statements never use up the time it brings).
+RUN_SECONDS = LOAD_SECONDS
+STATEMENT_ALLOWANCE = 0.0002
 PROGRESS_STEPS = 1000  # SQLite virtual-machine steps between two looks at the clock
 MEMORY_PER_DUMP_BYTE = 4  # bytes of memory a store loaded from SQL text may take per byte of text (plus 1 MiB)
 MIN_LIMIT = 1 << 20  # the least SQLite's length limits are set to, however small the store
@@ -377,12 +384,25 @@ DUMP_PRAGMAS = frozenset({"user_version", "foreign_keys"})
 DUMP_FUNCTIONS = frozenset({"replace", "char", "unistr"})
 
 
+def _run_time() -> budget.Allowance:
+    """The time the stores of this run may still take (see :data:`RUN_SECONDS`)."""
+    return budget.allowance("evidence-store seconds", RUN_SECONDS)
+
+
+def _run_time_spent(rel: str) -> StoreError:
+    return StoreError(
+        f"evidence store {rel}: the evidence stores of this run took longer than it allows them ({RUN_SECONDS:g} s, "
+        f"{LOAD_SECONDS_PER_MIB:g} s more per MiB of SQL text loaded and {STATEMENT_ALLOWANCE * 1000:g} ms per query; "
+        "every root's stores share that time); the store is read no further")
+
+
 class BoundedConnection(sqlite3.Connection):
-    """A connection to a store whose every statement runs under a time budget: a progress handler
-    ends a statement that runs past it, and from then on the store is read no further. Any failure
-    of a statement other than a missing table or column raises :class:`StoreError`, which is no
-    ``sqlite3.Error``, so that no caller takes a store that cannot be read for one without that
-    table, or an unfinished query for an empty answer."""
+    """A connection to a store whose every statement runs under a time budget, and within the time
+    the run's stores may still take: a progress handler ends a statement that runs past it, and from
+    then on the store is read no further. Any failure of a statement other than a missing table or
+    column raises :class:`StoreError`, which is no ``sqlite3.Error``, so that no caller takes a
+    store that cannot be read for one without that table, or an unfinished query for an empty
+    answer."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -390,6 +410,7 @@ class BoundedConnection(sqlite3.Connection):
         self.budget = STATEMENT_SECONDS
         self.deadline = 0.0
         self.overran = False
+        self.cut_short = False  # whether the statement's deadline is the run's, sooner than its own
         self.set_progress_handler(self._past_deadline, PROGRESS_STEPS)
 
     def _past_deadline(self) -> bool:
@@ -407,21 +428,38 @@ class BoundedConnection(sqlite3.Connection):
         return self.cursor().execute(sql, parameters)  # (Connection.execute makes a plain cursor)
 
     def start(self, seconds: float) -> None:
-        """Begin a statement that may run for ``seconds``."""
+        """Begin a statement that may run for ``seconds``, or for what is left of the run's time."""
         if self.overran:
             raise self.failure(None)
-        self.budget, self.deadline = seconds, time.monotonic() + seconds
+        run_time = _run_time()
+        run_time.grant(STATEMENT_ALLOWANCE)
+        left = run_time.left
+        self.budget, self.cut_short = seconds, left < seconds
+        if left <= 0:
+            self.overran = True
+            raise self.failure(None)
+        self.deadline = time.monotonic() + min(seconds, left)
 
     def failure(self, exc: sqlite3.Error | None) -> StoreError:
+        if self.overran and self.cut_short:
+            return _run_time_spent(self.rel)
         if self.overran or exc is None:
             return StoreError(f"evidence store {self.rel}: a query ran longer than {round(self.budget, 2):g} s; the store is read no further")
         return StoreError(f"evidence store {self.rel} cannot be read: {exc}")
 
-    def guarded(self, call: Any, *args: Any) -> Any:
-        """``call(*args)``, a statement's failure raised as :meth:`failure` says, except a table or
-        column the store does not have (stores may leave out the tables and columns they do not use)."""
+    def timed(self, call: Any, *args: Any) -> Any:
+        """``call(*args)``, the time it takes spent from the run's (see :data:`RUN_SECONDS`)."""
+        started = time.monotonic()
         try:
             return call(*args)
+        finally:
+            _run_time().spend(time.monotonic() - started)
+
+    def guarded(self, call: Any, *args: Any) -> Any:
+        """``call(*args)``, timed, a statement's failure raised as :meth:`failure` says, except a table
+        or column the store does not have (stores may leave out the tables and columns they do not use)."""
+        try:
+            return self.timed(call, *args)
         except sqlite3.Error as exc:
             if not self.overran and str(exc).startswith(("no such table", "no such column")):
                 raise
@@ -625,6 +663,8 @@ class _DumpGuard:
 
 def _load_failure(rel: str, connection: BoundedConnection, guard: _DumpGuard, exc: sqlite3.Error, size: int) -> str:
     """Why a store kept as SQL text could not be loaded."""
+    if connection.overran and connection.cut_short:
+        return str(_run_time_spent(rel))
     if connection.overran:
         return f"evidence store {rel}: loading it took longer than {round(connection.budget, 2):g} s"
     if guard.refused:
@@ -640,22 +680,25 @@ def _load_failure(rel: str, connection: BoundedConnection, guard: _DumpGuard, ex
 
 def _from_dump(root: Path, rel: str) -> BoundedConnection:
     """A store kept as SQL text (``sqlite3 store.sqlite .dump``), loaded into memory: through
-    :class:`_DumpGuard`, in at most ``LOAD_SECONDS`` plus ``LOAD_SECONDS_PER_MIB`` per MiB, and in
-    at most ``MEMORY_PER_DUMP_BYTE`` bytes per byte of text (plus 1 MiB). Then it is only read."""
+    :class:`_DumpGuard`, in at most ``LOAD_SECONDS`` plus ``LOAD_SECONDS_PER_MIB`` per MiB (which
+    the run's time grows by) and within the run's time, and in at most ``MEMORY_PER_DUMP_BYTE``
+    bytes per byte of text (plus 1 MiB). Then it is only read."""
     try:
         source = sources.read_source(root, rel)
     except sources.SourceError as exc:
         raise StoreError(f"evidence store {rel}: {exc.message}") from None
     size = len(source.raw)
+    per_size = LOAD_SECONDS_PER_MIB * size / (1 << 20)
+    _run_time().grant(per_size)
     connection = _bounded(":memory:", rel, size)
     (page_size,) = connection.execute("PRAGMA page_size").fetchone()
     connection.execute(f"PRAGMA max_page_count = {(MEMORY_PER_DUMP_BYTE * size + MIN_LIMIT) // page_size + 1}")
     guard = _DumpGuard()
     connection.create_function("replace", 3, guard.replace, deterministic=True)
     connection.set_authorizer(guard)
-    connection.start(LOAD_SECONDS + LOAD_SECONDS_PER_MIB * size / (1 << 20))
+    connection.start(LOAD_SECONDS + per_size)
     try:
-        connection.executescript(source.text)
+        connection.timed(connection.executescript, source.text)
     except sqlite3.Error as exc:
         connection.close()
         raise StoreError(_load_failure(rel, connection, guard, exc, size)) from None
@@ -674,6 +717,8 @@ def open_readonly(root: Path, rel: str) -> Store:
         raise StoreError(exc.message) from None
     if not path.is_file():
         raise StoreError(f"evidence store {rel} does not exist")
+    if _run_time().spent:
+        raise _run_time_spent(rel)
     try:
         connection = _from_dump(root, rel) if path.suffix == ".sql" else _from_file(root, rel, path)
     except sqlite3.Error as exc:  # (a failure of a statement is a StoreError already)

@@ -121,7 +121,8 @@ def content_hash_stale(item: Tuple, ctx: RuleContext):
         message += f"; no git history to compare: {history.reason}; not fixed"
     elif (match := history.find(cast(str, wanted))) is None:  # (a STALE tuple has a valid hash)
         searched = f"the last {len(history.versions)} commits" if history.truncated else "its git history"
-        message += f"; no version of the file in {searched} has this hash; not fixed"
+        why = f" ({history.reason})" if history.reason else ""  # (where the run's bound on history read stopped it)
+        message += f"; no version of the file in {searched} has this hash{why}; not fixed"
     else:
         version, newer = match
         message += "; " + _history_note(version, newer, history)
@@ -131,9 +132,12 @@ def content_hash_stale(item: Tuple, ctx: RuleContext):
             message += f"; {what}: re-check the claim and update the hash by hand"
         else:
             start, end = line_range
-            old, new = split_lines(version.data), cited.lines
+            data, unread = history.data(version)  # (the history keeps hashes alone: the bytes are read again)
+            old, new = split_lines(data or b""), cited.lines
             label = cast(Part, item.lines).value  # (line_range() is None without lines)
-            if end > len(old) or start < 1 or end < start:
+            if data is None:
+                message += f"; {label} cannot be compared: that version cannot be read from git again ({unread}); not fixed"
+            elif end > len(old) or start < 1 or end < start:
                 message += f"; {label} was not in that version: not fixed"
             elif end <= len(new) and old[start - 1 : end] == new[start - 1 : end]:
                 message += f"; {label} unchanged since then: --fix refreshes the hash"

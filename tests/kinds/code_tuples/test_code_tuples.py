@@ -373,6 +373,65 @@ def test_history_is_bounded_in_commits(git_repo):
     assert diagnostic.message.endswith("; no version of the file in the last 1 commits has this hash; not fixed")
 
 
+def test_history_is_bounded_in_commits_whatever_the_settings_say(git_repo, monkeypatch):
+    """``git-max-commits`` comes with the checkout: the commits searched are capped at MAX_COMMITS."""
+    root, first, second = git_repo
+    monkeypatch.setattr(git_history, "MAX_COMMITS", 1)
+    _write(root, {"pyproject.toml": "[tool.citations.kinds.code-tuples]\ngit-max-commits = 1000000000\n"})
+    _write(root, {"notes/review.md": f"Login [src/app.py@{_h(APP_V1)}, L1-2].\n"})
+    (diagnostic,) = _check(root)
+    assert diagnostic.message.endswith("; no version of the file in the last 1 commits has this hash; not fixed")
+
+
+def test_a_version_too_large_to_be_read_has_no_hash(git_repo, monkeypatch):
+    """Was: a version over the size read was hashed as the empty file, so a tuple citing the empty
+    file's hash found it."""
+    root, first, second = git_repo
+    monkeypatch.setattr(git_history, "_MAX_BLOB_BYTES", 10)
+    _write(root, {"notes/review.md": f"Login [src/app.py@{_h('')}, L1].\n"})
+    (diagnostic,) = _check(root)
+    assert diagnostic.message.endswith("; no version of the file in its git history has this hash; not fixed")
+
+
+def _bound_note() -> str:
+    return f"this run read the {git_history.RUN_HISTORY_BYTES / (1 << 20):g} MiB of git history it allows"
+
+
+def test_history_read_past_the_runs_bound_says_where_it_stopped(git_repo, monkeypatch):
+    """The run reads its bound's worth of versions, newest first; a file whose history comes after
+    gets none, and the messages say why."""
+    root, first, second = git_repo
+    monkeypatch.setattr(git_history, "RUN_HISTORY_BYTES", len(APP_V2))  # the newest version of src/app.py alone
+    _write(root, {"notes/review.md": f"Login [src/app.py@{_h(APP_V1)}, L1-2].\nSettings [pyproject.toml@{_h('')}, L1].\n"})
+    first_message, second_message = (d.message for d in _check(root))
+    assert first_message.endswith(f"; no version of the file in the last 1 commits has this hash ({_bound_note()}); not fixed")
+    assert second_message.endswith(f"; no git history to compare: {_bound_note()}; not fixed")
+
+
+def test_a_version_is_read_again_for_its_lines_within_the_runs_bound(git_repo, monkeypatch):
+    """A history keeps its versions' hashes alone; the version a message compares lines with is read
+    again, and that too counts towards the run's bound."""
+    root, first, second = git_repo
+    monkeypatch.setattr(git_history, "RUN_HISTORY_BYTES", len(APP_V1) + len(APP_V2))  # both hashed, none read again
+    _write(root, {"notes/review.md": f"Login [src/app.py@{_h(APP_V1)}, L1-2].\n"})
+    (diagnostic,) = _check(root)
+    assert f"it had this hash at commit {first[:7]}" in diagnostic.message
+    assert diagnostic.message.endswith(
+        f"; L1-2 cannot be compared: that version cannot be read from git again ({_bound_note()}); not fixed")
+    assert diagnostic.fix is None
+
+
+def test_a_long_commit_subject_is_shown_cut_short(git_repo):
+    """Was: the whole subject, in every message naming the commit (and in memory for each)."""
+    root, first, second = git_repo
+    _write(root, {"src/app.py": APP_V1})
+    _commit(root, "x" * 100_000, "2026-02-02")
+    _write(root, {"src/app.py": APP_V2, "notes/review.md": f"Login [src/app.py@{_h(APP_V1)}, L1-2].\n"})
+    (diagnostic,) = _check(root)
+    assert f'(2026-02-02, "{"x" * 198}.."), the last commit of the file' in diagnostic.message
+    assert len(diagnostic.message) < 1000
+
+
 def test_history_is_never_read_inside_a_nested_repository(git_repo):
     root, first, second = git_repo
     nested = root / "vendor" / "lib"
