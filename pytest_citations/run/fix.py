@@ -144,10 +144,10 @@ def _fixed(engine: Any, rel: str, kinds: tuple, source: sources.Source
            ) -> tuple[sources.Source, int, Counter, bool, list[Diagnostic]]:
     """The text with the fixes applied in passes (at most :data:`MAX_PASSES`), how many, by code,
     whether fixes are left when the passes ran out, and its diagnostics as a check reports them."""
-    current, applied, codes = source, 0, Counter()
+    current, applied, passes = source, 0, 0
+    codes: Counter = Counter()
     diagnostics = engine.check_file(rel, kinds, source=current, keep_past_cap=_PassBudget())
     fixes = _fixes_of(diagnostics)
-    passes = 0
     while fixes and passes < MAX_PASSES:
         taken: list[Fix] = []
         text, count = apply_fixes(current.text, list(fixes), taken)
