@@ -191,15 +191,17 @@ class Engine:
         return [diagnostic] if diagnostic else []
 
     def check_file(self, rel: str, kinds: tuple, source: sources.Source | None = None,
-                   units: list[Any] | None = None) -> list[Diagnostic]:
+                   units: list[Any] | None = None,
+                   keep_past_cap: Callable[[Diagnostic], bool] | None = None) -> list[Diagnostic]:
         """All diagnostics for one file from each of its kinds, after suppressions, per-file
         ignores and the baseline; from the cache when nothing the last check read has changed
         (never for a ``source`` given in memory, which is what ``--fix`` checks, nor when the units
-        the kinds read are asked for in ``units``)."""
+        the kinds read are asked for in ``units``). ``keep_past_cap`` (what ``--fix`` checks its
+        ``source`` with): a diagnostic with a fix past the cap of its code is kept when it says so."""
         cache = self.state.cache if source is None and units is None else None
         found: list[Diagnostic] | None
         if cache is None:
-            found = self._check_file(rel, kinds, source, units)
+            found = self._check_file(rel, kinds, source, units, keep_past_cap)
         else:
             names = [kind.name for kind in kinds]
             found = cache.lookup(rel, names, self.state.index_digest)
@@ -213,7 +215,8 @@ class Engine:
         return self.decisions.after_baseline(found)
 
     def _check_file(self, rel: str, kinds: tuple, source: sources.Source | None,
-                    units: list[Any] | None = None) -> list[Diagnostic]:
+                    units: list[Any] | None = None,
+                    keep_past_cap: Callable[[Diagnostic], bool] | None = None) -> list[Diagnostic]:
         """The file's diagnostics from each of its kinds, after suppressions and per-file
         ignores, at most :data:`KEPT_PER_CODE` of each code (a C009 counts the others).
 
@@ -229,7 +232,7 @@ class Engine:
         # Two Markdown kinds of one file read the same comments: each directive counts once.
         directives = list({(d.line, d.col, d.action, d.codes): d for ctx, _ in runs for d in ctx.directives}.values())
         shown = self.decisions.shown_in_file(rel, directives)
-        found = _Bounded(KEPT_PER_CODE)
+        found = _Bounded(KEPT_PER_CODE, keep_past_cap)
         for _, run in runs:
             for diagnostic in run:
                 if shown(diagnostic):
@@ -279,12 +282,15 @@ def report_of(tasks: list[Task], results: list[list[Diagnostic]]) -> Report:
 
 class _Bounded:
     """The diagnostics of one file as they are found, keeping at most ``cap`` of each code: the
-    first by position. Of the others, only how many there are and the first of them."""
+    first by position. Of the others, only how many there are and the first of them; but those
+    with a fix that ``keep_past_cap`` takes are kept too (for ``--fix``, which repairs them)."""
 
-    def __init__(self, cap: int) -> None:
+    def __init__(self, cap: int, keep_past_cap: Callable[[Diagnostic], bool] | None = None) -> None:
         self.cap = cap
+        self.keep_past_cap = keep_past_cap
         self.kept: dict[str, list[Diagnostic]] = {}
         self.hidden: dict[str, tuple[int, Diagnostic]] = {}  # code -> (how many, the first)
+        self.fixable: list[Diagnostic] = []  # kept past the cap, for their fixes
 
     def add(self, diagnostic: Diagnostic) -> None:
         kept = self.kept.setdefault(diagnostic.code, [])
@@ -297,6 +303,9 @@ class _Bounded:
         kept = sorted_diagnostics(self.kept[code])
         self.kept[code] = kept[: self.cap]
         for diagnostic in kept[self.cap :]:
+            if diagnostic.fix is not None and self.keep_past_cap is not None and self.keep_past_cap(diagnostic):
+                self.fixable.append(diagnostic)
+                continue
             count, first = self.hidden.get(code, (0, diagnostic))
             self.hidden[code] = (count + 1, diagnostic if diagnostic.sort_key < first.sort_key else first)
 
@@ -305,7 +314,7 @@ class _Bounded:
         for code, kept in self.kept.items():
             if len(kept) > self.cap:
                 self._trim(code)
-        kept = [d for found in self.kept.values() for d in found]
+        kept = [d for found in self.kept.values() for d in found] + self.fixable
         return sorted_diagnostics([*kept, *(not_kept(count, first) for count, first in self.hidden.values())])
 
 

@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -20,26 +21,29 @@ STEPS = {step["name"]: step for step in ACTION["runs"]["steps"]}
 _EXPRESSION = re.compile(r"\$\{\{\s*([^}]+?)\s*\}\}")
 
 
-def _value(expression: str, inputs: dict[str, str]) -> str:
+def _value(expression: str, inputs: dict[str, str], action_path: Path) -> str:
     """What a runner puts for ``${{ expression }}``: an input, or the action's own folder."""
     if expression == "github.action_path":
-        return str(PROJECT)
+        return str(action_path)
     name = expression.removeprefix("inputs.")
     assert name in inputs, f"the action uses {expression}, which is no input"
     return inputs[name]
 
 
-def run_step(name: str, repo: Path, **given: str) -> subprocess.CompletedProcess:
+def run_step(name: str, repo: Path, action_path: Path = PROJECT, environment: dict[str, str] | None = None,
+             **given: str) -> subprocess.CompletedProcess:
     """The step's ``run`` script in ``repo``, with its ``env`` from the inputs (defaults, then
-    ``given``), in bash as a composite action's ``shell: bash`` step, finding the installed tool."""
+    ``given``), in bash as a composite action's ``shell: bash`` step, finding the installed tool
+    (``environment``: more variables, as a workflow may set)."""
     step = STEPS[name]
     assert step["shell"] == "bash"
     inputs = {key: str(spec.get("default", "")) for key, spec in ACTION["inputs"].items()} | given
     assert "${{" not in step["run"], "an input in the script's text would be run as code"
-    env = {key: _EXPRESSION.sub(lambda m: _value(m.group(1), inputs), value) for key, value in step.get("env", {}).items()}
+    env = {key: _EXPRESSION.sub(lambda m: _value(m.group(1), inputs, action_path), value)
+           for key, value in step.get("env", {}).items()}
     path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
     return subprocess.run(["bash", "-e", "-c", step["run"]], cwd=repo, capture_output=True, text=True,
-                          env={**os.environ, **env, "PATH": path})
+                          env={**os.environ, **(environment or {}), **env, "PATH": path})
 
 
 @pytest.fixture
@@ -52,7 +56,44 @@ def repo(tmp_path):
 def test_the_action_installs_the_package_from_its_own_folder():
     install = STEPS["Install pytest-citations"]
     assert install["env"]["ACTION_PATH"] == "${{ github.action_path }}"
-    assert install["run"].split() == ["python", "-m", "pip", "install", "--quiet", '"$ACTION_PATH"']
+    assert install["run"].split() == ["python", "-I", "-m", "pip", "install", "--quiet", '"$ACTION_PATH"']
+
+
+def a_pip_committed_in(repo: Path, marker: Path) -> None:
+    """A ``pip`` package in the checkout that records that it ran, and says it installed."""
+    (repo / "pip").mkdir()
+    (repo / "pip" / "__init__.py").write_text("")
+    (repo / "pip" / "__main__.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\nprint('installed')\n")
+
+
+def a_wheel(folder: Path) -> Path:
+    """The smallest wheel pip installs: the package ``tiny``, with nothing in it."""
+    wheel = folder / "tiny-0.1-py3-none-any.whl"
+    files = {"tiny/__init__.py": "", "tiny-0.1.dist-info/METADATA": "Metadata-Version: 2.1\nName: tiny\nVersion: 0.1\n",
+             "tiny-0.1.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+    files["tiny-0.1.dist-info/RECORD"] = "".join(f"{name},,\n" for name in [*files, "tiny-0.1.dist-info/RECORD"])
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for name, text in files.items():
+            archive.writestr(name, text)
+    return wheel
+
+
+def test_the_install_step_runs_the_installed_pip_never_one_committed_in_the_checkout(repo, tmp_path):
+    """The step runs in the checkout (the workspace), and ``python -m`` puts the current folder
+    first on sys.path: a committed ``pip/__main__.py`` ran instead of pip (and could put a
+    ``citations`` that passes everything on PATH). With ``-I`` it is never imported; the real pip
+    installs (here a wheel, into a folder of the test's, instead of the action's folder)."""
+    marker, target = tmp_path / "ran", tmp_path / "installed"
+    a_pip_committed_in(repo, marker)
+    environment = {"PIP_TARGET": str(target), "PIP_NO_INDEX": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    done = run_step("Install pytest-citations", repo, action_path=a_wheel(tmp_path), environment=environment)
+    assert done.returncode == 0, done.stderr
+    assert not marker.exists() and "installed" not in done.stdout
+    assert (target / "tiny" / "__init__.py").is_file()
+
+    # The control: the same command without -I runs the committed pip.
+    subprocess.run([sys.executable, "-m", "pip", "--version"], cwd=repo, capture_output=True, check=True)
+    assert marker.read_text() == "ran"
 
 
 def test_the_check_step_reports_github_annotations_and_fails_on_findings(repo):
