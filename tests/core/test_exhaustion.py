@@ -35,6 +35,7 @@ from pytest_citations.kinds.ear_ids.corpus import AnchorIndex, CorpusIndex
 from pytest_citations.kinds.ear_ids.records import CorpusRecord, IdRef
 from pytest_citations.kinds.memories import graph_rules
 from pytest_citations.kinds.memories.memory_index import MemoryIndex, supersedes_loops
+from url_records import valid_record
 
 SECONDS = 5.0
 MEGABYTES = 200
@@ -825,3 +826,16 @@ def test_a_citations_file_growing_while_it_is_streamed_is_read_no_further_than_t
     assert outcome.findings() == [
         ("runs/r/citations/citations.jsonl", 1, "C001", "cannot read runs/r/citations/citations.jsonl: it grew past the "
          "32 bytes it had when its reading began, and is read no further: check it again once it is written")]
+
+
+def test_many_findings_on_one_record_s_array_are_placed_in_linear_time(tmp_path):
+    """10,000 ``found_by`` entries without ``artifact_path`` on one 770 KB line: each U111 finding's
+    column rescanned the array from its start (69 s); the starts are found once per record."""
+    record = valid_record("https://example.com/a")
+    record["found_by"] = [{"wave": 1, "perspective_id": "p", "agent_type": "a"}] * 10_000
+    root = tmp_path / "repo"
+    (root / "run" / "citations").mkdir(parents=True)
+    (root / "run" / "citations" / "citations.jsonl").write_text(json.dumps(record) + "\n", encoding="utf-8")
+    outcome = check_bounded(tmp_path, root)
+    outcome.assert_bounded()
+    assert {code for _, _, code, _ in outcome.findings()} >= {"U111"}

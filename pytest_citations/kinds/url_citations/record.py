@@ -45,8 +45,10 @@ class Record:
             return 1
         if index is None:
             return span[0] + 1
-        start = _element_start(self.text, span[0], index)
-        return (start if start is not None else span[0]) + 1
+        starts = self.memo.get(("element starts", key))
+        if starts is None:  # every element's start found in one scan, however many findings ask
+            starts = self.memo[("element starts", key)] = _element_starts(self.text, span[0])
+        return (starts[index] if 0 <= index < len(starts) else span[0]) + 1
 
     def finding(self, message: str, key: str | None = None, fix=None, index: int | None = None) -> Finding:
         col = self.col(key, index) if key else 1
@@ -59,19 +61,17 @@ def _skip_space(text: str, index: int) -> int:
     return index
 
 
-def _element_start(text: str, array_start: int, index: int) -> int | None:
-    """Where element ``index`` of the JSON array starting at ``array_start`` begins."""
-    position = array_start + 1
-    for _ in range(index):
-        position = _skip_space(text, position)
-        if position >= len(text) or text[position] == "]":
-            return None
+def _element_starts(text: str, array_start: int) -> list[int]:
+    """Where each element of the JSON array starting at ``array_start`` begins, in one scan."""
+    starts: list[int] = []
+    position = _skip_space(text, array_start + 1)
+    while position < len(text) and text[position] != "]":
+        starts.append(position)
         _, position = _KEY_SCANNER.raw_decode(text, position)
         position = _skip_space(text, position)
         if position < len(text) and text[position] == ",":
-            position += 1
-    position = _skip_space(text, position)
-    return position if position < len(text) and text[position] != "]" else None
+            position = _skip_space(text, position + 1)
+    return starts
 
 
 def _top_level_spans(text: str) -> dict[str, tuple[int, int]]:
