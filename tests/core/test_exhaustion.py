@@ -829,13 +829,13 @@ def test_a_citations_file_growing_while_it_is_streamed_is_read_no_further_than_t
 
 
 def test_many_findings_on_one_record_s_array_are_placed_in_linear_time(tmp_path):
-    """10,000 ``found_by`` entries without ``artifact_path`` on one 770 KB line: each U111 finding's
+    """10,000 ``found_by`` entries whose ``artifact_path`` names no file, on one 770 KB line: each finding's
     column rescanned the array from its start (69 s); the starts are found once per record."""
     record = valid_record("https://example.com/a")
-    record["found_by"] = [{"wave": 1, "perspective_id": "p", "agent_type": "a"}] * 10_000
+    record["found_by"] = [{"wave": 1, "perspective_id": "p", "agent_type": "a", "artifact_path": "wave-1/gone.md"}] * 10_000
     root = tmp_path / "repo"
     (root / "run" / "citations").mkdir(parents=True)
     (root / "run" / "citations" / "citations.jsonl").write_text(json.dumps(record) + "\n", encoding="utf-8")
     outcome = check_bounded(tmp_path, root)
     outcome.assert_bounded()
-    assert {code for _, _, code, _ in outcome.findings()} >= {"U111"}
+    assert {code for _, _, code, _ in outcome.findings()} >= {"U111", "C009"}
