@@ -17,11 +17,13 @@ pytest was started in, as ``citations check`` shows them.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import dataclasses
 import functools
 import os
 import re
+import shlex
 import sys
 import warnings
 from collections.abc import Callable
@@ -72,10 +74,30 @@ def _cache_folder(config: pytest.Config) -> Path | None:
     return confined_folder(folder, root)
 
 
+def _users_arguments(config: pytest.Config) -> list[str]:
+    """The arguments the user gave: the command line and ``PYTEST_ADDOPTS``, never the ``addopts``
+    of the checkout's pytest settings (which pytest puts among them, and a pull request writes)."""
+    return [*map(str, config.invocation_params.args), *shlex.split(os.environ.get("PYTEST_ADDOPTS", ""))]
+
+
 def _set_on_the_command_line(config: pytest.Config, name: str) -> bool:
-    """Whether the ini option ``name`` was given with ``-o``/``--override-ini`` (or in
-    ``PYTEST_ADDOPTS``), which the user wrote, rather than in a settings file of the checkout."""
-    return any(entry.split("=", 1)[0].strip() == name for entry in config.getoption("override_ini") or ())
+    """Whether the ini option ``name`` was given with ``-o``/``--override-ini`` by the user (the
+    command line or ``PYTEST_ADDOPTS``), rather than in a settings file of the checkout."""
+    parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    parser.add_argument("-o", "--override-ini", action="append", default=[])
+    given = parser.parse_known_args(_users_arguments(config))[0].override_ini
+    return any(entry.split("=", 1)[0].strip() == name for entry in given)
+
+
+def _users_online_options(config: pytest.Config) -> argparse.Namespace:
+    """``--citations-online`` and its options as the user gave them (see :func:`_users_arguments`):
+    the checkout may not turn the online check on, allow a host or map one."""
+    from pytest_citations.online.options import add_options
+
+    parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    parser.add_argument("--citations-online", action="store_true")
+    add_options(parser.add_argument, "--citations-online")
+    return parser.parse_known_args(_users_arguments(config))[0]
 
 
 class CitationsWarning(UserWarning):
@@ -128,7 +150,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @pytest.hookimpl(trylast=True)  # after the cache provider has set up config.cache
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "citations: a citation artifact check (pytest-citations)")
-    if config.getoption("citations_online") and not config.getoption("citations"):
+    if _users_online_options(config).citations_online and not config.getoption("citations"):
         raise _usage_error("citations: --citations-online checks what --citations collects: add --citations")
     if config.getoption("citations"):
         _defuse_terminal(config)
@@ -220,6 +242,7 @@ class CitationsCollector:
         # engine id -> (the request of its files in this session, the answers of its record or None)
         self._records: dict[int, tuple[Request, Answers | None]] = {}
         self.items: list[CitationsItem] = []  # every item collected, to record what they found
+        self.notices: list[str] = []  # said at the end of the session, with the online summary
         self.online = self._online_request()
         self._first_run: CheckRun | None = None  # the run whose cache folder keeps the web's answers
         self.online_summary: OnlineSummary | None = None
@@ -228,7 +251,18 @@ class CitationsCollector:
     def _online_request(self) -> OnlineRequest | None:
         from pytest_citations.online.options import given, online_request
 
-        read = self.config.getoption
+        if self._in_worker:  # (xdist gives a worker the options its controller vetted, below)
+            read = self.config.getoption
+        else:
+            users = _users_online_options(self.config)
+            if given(self.config.getoption, "--citations-online") != given(lambda name: getattr(users, name), "--citations-online") \
+                    or self.config.getoption("citations_online") != users.citations_online:
+                self.notices.append("warning: the online options in the repository's pytest settings (addopts) are "
+                                    "ignored: only the command line and PYTEST_ADDOPTS ask for the online check")
+            for name, value in vars(users).items():
+                setattr(self.config.option, name, value)  # what xdist passes on to its workers
+            read = self.config.getoption
+
         if not read("citations_online"):
             options = given(read, "--citations-online")
             if options:
@@ -567,6 +601,9 @@ class CitationsCollector:
         if self.online_summary is not None and not self._in_worker:
             for line in [*self.online_summary.notices, *self.online_summary.lines()]:
                 terminalreporter.write_line(f"citations: {line}")
+        if not self._in_worker:
+            for notice in self.notices:
+                terminalreporter.write_line(f"citations: {notice}")
         failed = [r for r in terminalreporter.stats.get("failed", ()) if r.nodeid.endswith(f"::{ITEM_NAME}")]
         if not failed:
             return

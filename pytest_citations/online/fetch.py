@@ -35,6 +35,7 @@ import asyncio
 import contextlib
 import email.utils
 import http
+import json
 import random
 import socket
 import ssl
@@ -127,6 +128,10 @@ class Answer:
 
 # page(body, content_type, wants_text) -> what the page says (its text when wanted, a wall, why
 # there is no text or only part of it: page_text.PageText), for every final response with a body
+# Characters of page text a run's answers hold at most (each page's text is kept for its quotes
+# until the rules have run: 256 pages of 5 MiB would be more than a gigabyte).
+MAX_RUN_TEXT = 64 << 20
+
 Page = Callable[[bytes, str | None, bool], "PageText"]
 
 
@@ -202,6 +207,12 @@ class _Chain:
             last_modified=None if reply is None else reply.last_modified)
 
 
+def reach_of(settings: FetchSettings) -> str:
+    """What a run with ``settings`` may reach besides the public web (its allowances and mappings),
+    as its cache entries record it."""
+    return json.dumps([sorted(settings.allow), sorted(map(list, settings.connect_to.items()))])
+
+
 def status_phrase(status: int) -> str:
     """``404 Not Found``: the standard reason phrase, never the server's own."""
     try:
@@ -265,6 +276,10 @@ class _Run:
         self.cache = cache
         self.progress = progress
         self.policy = AddressPolicy(settings.allow)
+        # What this run may reach besides the public web: an answer kept under other allowances or
+        # mappings is not this run's (it would answer for a host this run refuses or reaches elsewhere).
+        self.reach = reach_of(settings)
+        self._text_held = 0  # characters of page text the run's answers hold
         self.now = time.time()
         self._gates: dict[str, _SiteGate] = {}
         self._robots: dict[str, asyncio.Task[robots.Rules | _Failure]] = {}
@@ -361,7 +376,7 @@ class _Run:
         :meth:`_Chain.kept`; None for an answer from the cache)."""
         answers[answer.url] = answer
         if kept is not None:
-            self.cache.keep_answer(answer.url, _entry(answer, wanted_text=kept))
+            self.cache.keep_answer(answer.url, {**_entry(answer, wanted_text=kept), "reach": self.reach})
         if self.progress is not None:
             self.progress(answer)
 
@@ -370,14 +385,18 @@ class _Run:
     def _cached(self, url: str, entry: dict[str, Any], wants_text: bool) -> Answer | None:
         """The answer ``entry`` gives, when it is fresh and has what is wanted."""
         age = self.now - entry["fetched_at"]
-        if not (0 <= age < self.settings.max_age) or entry["outcome"] not in CACHED_OUTCOMES:
+        if not (0 <= age < self.settings.max_age) or entry["outcome"] not in CACHED_OUTCOMES or not self._reaches(entry):
             return None
         if wants_text and entry["outcome"] == "ok" and not entry["wanted_text"]:
             return None
         return _answer_of(url, entry, entry["fetched_at"], requests=0)
 
+    def _reaches(self, entry: dict[str, Any]) -> bool:
+        """Whether ``entry`` was kept by a run that could reach what this one can (and no more)."""
+        return entry.get("reach", "") == self.reach
+
     def _revalidates(self, entry: dict[str, Any], wants_text: bool) -> bool:
-        return (entry["outcome"] == "ok" and (entry["etag"] is not None or entry["last_modified"] is not None)
+        return (self._reaches(entry) and entry["outcome"] == "ok" and (entry["etag"] is not None or entry["last_modified"] is not None)
                 and (entry["wanted_text"] or not wants_text))
 
     # -- one URL -------------------------------------------------------------------------------
@@ -537,6 +556,12 @@ class _Run:
         try:
             read = await loop.run_in_executor(self.pool, self.page, body, reply.content_type, wants_text)
             reply.text, reply.wall, reply.unread = read.text, read.wall, read.unread or read.partial
+            if reply.text is not None:  # (the loop's thread alone counts: no lock needed)
+                if self._text_held + len(reply.text) > MAX_RUN_TEXT:
+                    reply.text = None
+                    reply.unread = f"the run already holds {MAX_RUN_TEXT >> 20} Mi characters of page text"
+                else:
+                    self._text_held += len(reply.text)
             reply.truncated = reply.truncated or read.partial is not None
         except Exception as exc:
             reply.page_failed = type(exc).__name__
@@ -567,14 +592,14 @@ class _Run:
     async def _site_rules(self, url: URL) -> robots.Rules | _Failure:
         site = _site(url)
         entry = None if self.settings.refresh else self.cache.robots(site)
-        if entry is not None and 0 <= self.now - entry["fetched_at"] < self.settings.max_age:
+        if entry is not None and 0 <= self.now - entry["fetched_at"] < self.settings.max_age and self._reaches(entry):
             return robots.Rules(entry["text"])
         try:
             result = await self._fetch_robots(robots.robots_url(url))
         except Exception as exc:
             return _Failure("connect", f"unexpected {type(exc).__name__} while fetching robots.txt")
         if isinstance(result, robots.Rules):
-            self.cache.keep_robots(site, {"fetched_at": time.time(), "text": result.text})
+            self.cache.keep_robots(site, {"fetched_at": time.time(), "text": result.text, "reach": self.reach})
         return result
 
     async def _fetch_robots(self, url: URL) -> robots.Rules | _Failure:

@@ -21,6 +21,7 @@ found in one pass, and only that window is compared with the quote. The page is 
 from __future__ import annotations
 
 import difflib
+import functools
 import html
 import itertools
 import operator
@@ -94,15 +95,18 @@ def quote_parts(quote: str) -> list[str]:
     return [part for part in parts if part]
 
 
-def find_quote(quote: str, page_text: str) -> QuoteMatch:
-    """Whether ``quote`` is in ``page_text`` (see the module's description), else the closest match.
-    A quote with nothing left to look for once normalized (empty, only ellipses) is found."""
+def find_quote(quote: str, page_text: str, closest: bool = True) -> QuoteMatch:
+    """Whether ``quote`` is in ``page_text`` (see the module's description), else the closest match
+    (unless ``closest`` is False: its search takes a pass over the page per quote). A quote with
+    nothing left to look for once normalized (empty, only ellipses) is found."""
     parts = quote_parts(quote)
     if not parts:
         return QuoteMatch(found=True, closest=None, similarity=1.0)
-    plain_pieces = [_plain(piece) for piece in _pieces(page_text)]
-    if _in_order(parts, _normalized_page(plain_pieces)):
+    plain_pieces, normalized_page = _prepared(page_text)
+    if _in_order(parts, normalized_page):
         return QuoteMatch(found=True, closest=None, similarity=1.0)
+    if not closest:
+        return QuoteMatch(found=False, closest=None, similarity=0.0)
     return _closest(_tokens(" ".join(parts).split()), page_text, plain_pieces)
 
 
@@ -134,6 +138,14 @@ def _pieces(text: str) -> Iterator[str]:
         end = space.end() if space is not None else len(text)
         yield text[start:end]
         start = end
+
+
+@functools.lru_cache(maxsize=2)
+def _prepared(page_text: str) -> tuple[list[str], str]:
+    """The page's pieces made plain and the page normalized: made once for the many quotes of one
+    page (a response may cite one page hundreds of times)."""
+    plain_pieces = [_plain(piece) for piece in _pieces(page_text)]
+    return plain_pieces, _normalized_page(plain_pieces)
 
 
 def _normalized_page(plain_pieces: list[str]) -> str:

@@ -10,6 +10,7 @@ URL's whole response.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -346,13 +347,20 @@ def quote_not_on_page(c: WebCitation, ctx: RuleContext) -> Iterator[Finding]:
     answer = _answer(c, ctx)
     if c.quote is None or answer is None or verdict(answer).state is not State.LIVE or answer.text is None:
         return  # (W706 says why a quote could not be checked)
-    match = find_quote(c.quote, answer.text)
+    web = ctx.file.engine.web
+    left = getattr(web, "closest_seconds_left", None)
+    started = time.process_time()
+    match = find_quote(c.quote, answer.text, closest=left is None or left > 0)
+    if left is not None:
+        web.closest_seconds_left = left - (time.process_time() - started)  # type: ignore[union-attr]
     if match.found:
         return
     message = f"the quote of {c.what} is not on the page {quoted(c.url)}"
     if answer.truncated:
         message += " (only the first part of the page was read: it is larger than the online check reads)"
-    if match.closest is not None:
+    if left is not None and left <= 0:
+        message += "; the closest words were not looked for (the run spent the time it allows for that)"
+    elif match.closest is not None:
         similar = min(99, int(match.similarity * 100))  # (rounded down: a quote not found is never "100%")
         message += f"; closest ({similar}% similar): {quoted(match.closest)}"
     else:

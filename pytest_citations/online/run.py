@@ -32,6 +32,17 @@ ALLOW_VARIABLE = "CITATIONS_ONLINE_ALLOW"  # hosts and networks the user allows,
 SUMMARY_HOSTS = 10  # hosts named in the summary at most (those with the most failures first)
 
 
+CLOSEST_SECONDS = 20.0  # CPU time a run spends looking for the closest words of quotes not found
+
+
+class WebAnswers(dict):
+    """What the web answered, by cited URL, for the engines of one run; and what the run has left
+    of its time for W705's closest words (a pass over the page per quote not found: hundreds of
+    quotes of one large page would take minutes)."""
+
+    closest_seconds_left: float = CLOSEST_SECONDS
+
+
 class OnlineUnavailable(Exception):
     """The online extra is not installed."""
 
@@ -108,6 +119,7 @@ def fetch(engine: Engine, tasks: list[Task], request: OnlineRequest, cache_folde
                        "cited hosts answered, so no URL was judged (W706)")
         answers = {url: dataclasses.replace(answer, outcome="unreachable", detail="the network looks unreachable")
                    for url, answer in answers.items()}
+    answers = WebAnswers(answers)
     for each in (engine, *engine.nested_engines, *{task.engine for task in tasks}):
         each.web = answers
     return OnlineSummary(answers, notices)
@@ -183,6 +195,7 @@ class OnlineSummary:
         """``online: 10000 URLs on 50 hosts, 9950 requests, 50 from the cache`` and a line per host
         with URLs that are not live, the worst first, at most :data:`SUMMARY_HOSTS`."""
         from pytest_citations.core.diagnostics import clipped
+        from pytest_citations.frontends.reporters._common import safe
         from pytest_citations.frontends.reporters.ci_log import defuse_text
 
         lines = [f"online: {self.urls} URL{'s' if self.urls != 1 else ''} on {len(self.by_host)} "
@@ -193,7 +206,7 @@ class OnlineSummary:
         for host, counts in troubled[:SUMMARY_HOSTS]:
             states = ", ".join(f"{counts[state.value]} {state.value}" for state in State if counts[state.value])
             urls, requests = counts["urls"], counts["requests"]
-            lines.append(defuse_text(f"online:   {clipped(host, 100)}: {urls} URL{'s' if urls != 1 else ''} ({states}), "
+            lines.append(defuse_text(f"online:   {safe(clipped(host, 100))}: {urls} URL{'s' if urls != 1 else ''} ({states}), "
                                      f"{requests} request{'s' if requests != 1 else ''}"))
         if len(troubled) > SUMMARY_HOSTS:
             lines.append(f"online:   and {len(troubled) - SUMMARY_HOSTS} more hosts with URLs that are not live")

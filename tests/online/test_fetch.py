@@ -535,3 +535,14 @@ def test_memory_grows_with_the_answers_only(serve, fetch):
 
     assert {answer.status for answer in answers.values()} == {200}
     assert peak < 2 * 2**20 + len(urls) * 8 * 2**10
+
+
+def test_the_page_text_a_run_holds_is_bounded(serve, fetch, monkeypatch):
+    from pytest_citations.online import fetch as fetching
+
+    monkeypatch.setattr(fetching, "MAX_RUN_TEXT", 25)
+    site = serve(lambda request, connection, _: send(connection, 200, b"twenty characters..."))
+    answers = fetch(site.url("/a"), site.url("/b"))
+    held = [answer for answer in answers.values() if answer.text is not None]
+    dropped = [answer for answer in answers.values() if answer.text is None]
+    assert len(held) == 1 and len(dropped) == 1 and "already holds" in dropped[0].detail

@@ -337,3 +337,50 @@ def test_pytest_citations_online_needs_citations(tmp_path):
     result = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--citations-online", "-q"], cwd=tmp_path,
                             capture_output=True, text=True, env=same_code_environment(), timeout=120)
     assert result.returncode == 4 and "add --citations" in result.stderr
+
+
+def test_the_repository_s_pytest_settings_cannot_ask_for_the_online_check(tmp_path, web):
+    """``addopts`` in the checkout's pytest settings is the pull request's: it may not turn the
+    online check on, allow a private address or map a host (it reached 127.0.0.1 and printed a
+    secret as W705's closest words)."""
+    secret = serve(web, "/secret.txt", "The admin token is s3cr3t-4f9a", content_type="text/plain")
+    exchange = _exchange(secret, "The admin token is")
+    (tmp_path / "a.exchange.json").write_text(json.dumps(exchange), encoding="utf-8")
+    addopts = (f"--citations-online --citations-online-allow 127.0.0.0/8 "
+               f"--citations-online-connect-to {HOST}:80:127.0.0.1:{web.port}")
+    (tmp_path / "pyproject.toml").write_text(f'[tool.pytest.ini_options]\naddopts = "{addopts}"\n\n[tool.citations]\n',
+                                             encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--citations", "-q", "--noconftest"],
+                            cwd=tmp_path, capture_output=True, text=True, env=same_code_environment(), timeout=120)
+    assert not [request for request, _ in web.log if request.path == "/secret.txt"]
+    assert "W70" not in result.stdout and "addopts) are ignored" in result.stdout
+
+
+def test_an_answer_kept_under_an_allowance_is_not_given_to_a_run_without_it(tmp_path, web):
+    web.expect_request("/inside").respond_with_data("<p>inside</p>", content_type="text/html")
+    repo, cache = tmp_path / "repo", tmp_path / "cache"
+    write_records(repo, valid_record(f"http://127.0.0.1:{web.port}/inside"))
+    allowed = OnlineRequest(allow=("127.0.0.1",), timeout=3, host_interval=0)
+    assert found(CheckRun(CheckRequest(paths=(repo,), online=allowed, cache_dir=cache)).check()) == []
+    refused = CheckRun(CheckRequest(paths=(repo,), online=OnlineRequest(timeout=3), cache_dir=cache)).check()
+    assert [code for code, _, _ in found(refused)] == ["W707"]
+    again = CheckRun(CheckRequest(paths=(repo,), online=allowed, cache_dir=cache))
+    again.check()
+    assert again.online_summary is not None and again.online_summary.cached == 1
+
+
+def test_a_page_is_prepared_once_for_its_quotes_and_the_closest_words_have_a_time_budget(tmp_path, web, monkeypatch):
+    from pytest_citations.online import quotes
+    from pytest_citations.online.run import WebAnswers
+
+    page = serve(web, "/fed", "<p>The Fed held rates steady on Wednesday.</p>")
+    exchange = _exchange(page, "The Fed cut rates")
+    exchange["response"]["content"][0]["citations"] *= 3
+    (tmp_path / "a.exchange.json").write_text(json.dumps(exchange), encoding="utf-8")
+    quotes._prepared.cache_clear()
+    results = found(check(tmp_path, web))
+    assert [code for code, _, _ in results] == ["W705"] * 3 and "closest" in results[0][2]
+    assert quotes._prepared.cache_info().misses == 1
+    monkeypatch.setattr(WebAnswers, "closest_seconds_left", 0.0)
+    results = found(check(tmp_path, web))
+    assert all("the closest words were not looked for" in message for _, _, message in results)

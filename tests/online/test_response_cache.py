@@ -14,11 +14,11 @@ import pytest
 
 from conftest import same_code_environment
 from pytest_citations.online import response_cache
-from pytest_citations.online.fetch import Wanted
+from pytest_citations.online.fetch import Wanted, reach_of
 from pytest_citations.online.response_cache import ResponseCache, shard
 from pytest_citations.run.cache import write_document
 
-from .online_servers import send
+from .online_servers import TEST_SETTINGS, send
 
 
 def _page_site(serve, headers=None, status=200, robots=b"User-agent: *\nDisallow: /private\n"):
@@ -274,9 +274,10 @@ def test_entries_of_the_wrong_shape_are_ignored(serve, fetch, damage):
 
 
 def _entry(fetched_at: float, text: str | None = "text") -> dict:
+    """An entry as a run with the test settings keeps it."""
     return {"outcome": "ok", "status": 200, "redirects": [], "final_url": "", "detail": "200 OK",
             "content_type": "text/html", "text": text, "wall": None, "truncated": False, "fetched_at": fetched_at,
-            "etag": None, "last_modified": None, "wanted_text": True}
+            "etag": None, "last_modified": None, "wanted_text": True, "reach": reach_of(TEST_SETTINGS)}
 
 
 def test_entries_older_than_thirty_days_are_pruned(tmp_path):
