@@ -90,7 +90,7 @@ def read_page(body: bytes, content_type: str | None, wants_text: bool) -> PageTe
         if not wants_text:
             return PageText(None)
         head, partial = _capped(body)
-        return PageText(_decode(head, _bom_codec(head) or _codec(charset) or "utf-8"), partial=partial)
+        return PageText(_decode(head, _bom_codec(head) or _codec(charset)), partial=partial)
     if not wants_text:
         return PageText(None)
     if media_type is None:
@@ -166,7 +166,16 @@ _AS_BROWSERS_READ = {
     "euc_kr": "cp949",
     "tis-620": "cp874",
 }
+# Labels of the Encoding standard that Python does not know by that name.
+_WEB_LABELS = {
+    "windows-874": "cp874", "iso-8859-8-i": "iso8859-8", "csiso88598i": "iso8859-8", "logical": "iso8859-8",
+    "x-sjis": "cp932", "windows-31j": "cp932", "ms932": "cp932", "ms_kanji": "cp932", "csshiftjis": "cp932",
+    "x-euc-jp": "euc-jp", "cseucpkdfmtjapanese": "euc-jp", "x-gbk": "gb18030", "x-cp1252": "cp1252",
+    "x-mac-roman": "mac-roman", "x-mac-cyrillic": "mac-cyrillic", "x-x-big5": "big5hkscs", "cn-big5": "big5hkscs",
+    "ks_c_5601-1987": "cp949", "windows-949": "cp949", "x-user-defined": "cp1252",
+}
 _CHARSET_LABEL = re.compile(r"[a-zA-Z0-9._:-]{1,40}")
+_UTF8_SEQUENCE = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}")
 _META_CHARSET = re.compile(
     rb"""<meta[^>]*?charset\s*=\s*["']?\s*([a-zA-Z0-9._:-]{1,40})|<\?xml[^>]*?encoding\s*=\s*["']([a-zA-Z0-9._:-]{1,40})""",
     re.IGNORECASE,
@@ -179,6 +188,7 @@ def _codec(label: str | bytes | None) -> str | None:
         label = label.decode("ascii", "replace")
     if not label or not _CHARSET_LABEL.fullmatch(label):
         return None
+    label = _WEB_LABELS.get(label.lower(), label)
     try:
         name = codecs.lookup(label).name
     except LookupError:
@@ -204,7 +214,15 @@ def _meta_codec(body: bytes) -> str | None:
     return "utf-8" if codec is not None and codec.startswith("utf-16") else codec
 
 
-def _decode(body: bytes, codec: str) -> str:
+def _decode(body: bytes, codec: str | None) -> str:
+    """``body`` decoded with ``codec``; with none declared, as UTF-8 when it holds UTF-8 (a few bad
+    bytes replaced), else as windows-1252: what browsers read a legacy page without a charset as."""
+    if codec is None:
+        try:
+            return body.decode("utf-8")
+        except UnicodeDecodeError:
+            legacy = _UTF8_SEQUENCE.search(body) is None
+            return body.decode("cp1252" if legacy else "utf-8", errors="replace")
     return body.decode(codec, errors="replace")
 
 
@@ -232,7 +250,7 @@ _LINE_BREAKS = re.compile(r" ?(?:\f ?)+")
 
 def _read_html(body: bytes, charset: str | None, wants_text: bool) -> PageText:
     head, partial = _capped(body)
-    html = _decode(head, _bom_codec(head) or _codec(charset) or _meta_codec(head) or "utf-8")
+    html = _decode(head, _bom_codec(head) or _codec(charset) or _meta_codec(head))
     limit = _parser_limit(html)
     if limit is not None:
         html, partial = html[: limit[0]], limit[1]

@@ -672,3 +672,13 @@ def test_a_hostile_page_is_read_in_bounded_memory(tmp_path, make, content_type):
     measured = json.loads(done.stdout)
     assert measured["status"] == 0, measured["stderr"]
     assert measured["megabytes"] < 200 and measured["seconds"] < 5.0
+
+
+@pytest.mark.parametrize(("body", "content_type", "expected"), [
+    ("caf\xe9 didn\x92t".encode("latin-1"), "text/html", "café didn\u2019t"),  # a legacy page, no charset
+    ("<p>\u0e01\u0e02</p>".encode("cp874"), "text/html; charset=windows-874", "\u0e01\u0e02"),
+    ("<p>\u65e5\u672c</p>".encode("cp932"), "text/html; charset=x-sjis", "\u65e5\u672c"),
+    ("<p>\u05d0\u05d1</p>".encode("iso8859-8"), "text/html; charset=iso-8859-8-i", "\u05d0\u05d1"),
+])
+def test_the_web_s_charset_labels_and_legacy_pages(body, content_type, expected):
+    assert expected in read_page(body, content_type, True).text
