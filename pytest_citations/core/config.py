@@ -26,6 +26,9 @@ DEFAULT_EXCLUDE = (
     ".mypy_cache", ".pytest_cache", ".ruff_cache", ".citations_cache", "site-packages", "build", "dist",
 )
 _CODE_OR_PREFIX = re.compile(r"^[A-Z][0-9]{0,3}\Z")
+# Arrays and tables in a settings file: far deeper than any real one, far below where the TOML
+# reader's recursion stops in any front end.
+MAX_NESTING = 100
 _TOP_LEVEL = {"exclude", "select", "ignore", "per-file-ignores", "max-file-size", "cache-dir", "kinds", "rules"}
 
 
@@ -146,12 +149,31 @@ def _read_table(path: Path, pyproject: bool) -> dict[str, Any] | None:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read settings: {exc}") from None
+    except RecursionError:  # the reader recurses once per level
+        data = None
+    if data is None or _nested_deeper_than(data, MAX_NESTING):
+        raise ConfigError(f"{path}: cannot read settings: arrays or tables are nested more than {MAX_NESTING} deep")
     table = data.get("tool", {}).get("citations")
     if table is None and not pyproject:
         return data
     if table is not None and not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.citations] must be a table")
     return table
+
+
+def _nested_deeper_than(data: dict[str, Any], limit: int) -> bool:
+    """Whether the document ``data`` holds arrays or tables more than ``limit`` deep (the
+    document itself is one level). The reader's own limit is its recursion, which depends on how
+    deep the stack already is (pytest's is deeper than the command line's): this one does not, so
+    that every front end takes the same settings."""
+    pending: list[tuple[Any, int]] = [(data, 1)]
+    while pending:
+        value, depth = pending.pop()
+        if depth > limit:
+            return True
+        children = value.values() if isinstance(value, dict) else value
+        pending.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
 
 
 def load_config(start: Path, kinds, registry, config_file: Path | None = None) -> Config:
