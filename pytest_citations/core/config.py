@@ -28,6 +28,8 @@ DEFAULT_EXCLUDE = (
     ".mypy_cache", ".pytest_cache", ".ruff_cache", ".citations_cache", "site-packages", "build", "dist",
 )
 _CODE_OR_PREFIX = re.compile(r"^[A-Z][0-9]{0,3}\Z")
+# A settings file (a pyproject.toml in the checkout): a real one holds tens of kilobytes.
+MAX_SETTINGS_CHARACTERS = 1 << 20
 # Arrays and tables in a settings file: far deeper than any real one, far below where the TOML
 # reader's recursion stops in any front end.
 MAX_NESTING = 100
@@ -174,7 +176,11 @@ def has_settings(folder: Path) -> bool:
 
 def _read_table(path: Path, pyproject: bool) -> dict[str, Any] | None:
     try:
-        data = _settings_document(path.read_text(encoding="utf-8"))
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read(MAX_SETTINGS_CHARACTERS + 1)
+        if len(text) > MAX_SETTINGS_CHARACTERS:
+            raise ConfigError(f"{path}: cannot read settings: the file holds more than {MAX_SETTINGS_CHARACTERS} characters")
+        data = _settings_document(text)
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read settings: {exc}") from None
     if data is None:

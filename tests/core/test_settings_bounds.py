@@ -64,6 +64,30 @@ def test_the_nesting_limit_is_the_same_in_every_front_end(tmp_path, depth):
             find_settings(repo)
 
 
+@pytest.mark.parametrize("where", ["root", "nested"])
+def test_a_settings_file_larger_than_a_megabyte_is_a_settings_error(tmp_path, where):
+    """Was: read whole and parsed (12 MB: 2.2 s and 105 MB; the size was the checkout's to choose)."""
+    repo = repo_with(tmp_path / "repo", {})
+    settings = repo / ("pyproject.toml" if where == "root" else "n/pyproject.toml")
+    settings.parent.mkdir(exist_ok=True)
+    filler = ", ".join(f'"v{i:07d}"' for i in range(200_000))
+    settings.write_text(f"[tool.other]\nx = [{filler}]\n[tool.citations]\n")  # 2.4 MB
+    outcome = check_bounded(repo)
+    outcome.assert_bounded()
+    assert outcome.status == 2
+    assert (f"citations: error: {settings.resolve()}: cannot read settings: the file holds more than 1048576 characters"
+            in outcome.stderr)
+
+
+def test_a_settings_file_of_a_megabyte_is_read(tmp_path):
+    repo = repo_with(tmp_path / "repo", {})
+    text = "[tool.citations]\n#"
+    (repo / "pyproject.toml").write_text(text + "x" * (2**20 - len(text)))
+    from pytest_citations.core.config import find_settings
+
+    assert find_settings(repo)[0] == repo.resolve()
+
+
 # -- how many globs, how long ---------------------------------------------------------------------
 
 MEMORY = "---\nid: {id}\n---\nBody.\n"
