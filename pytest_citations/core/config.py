@@ -193,11 +193,12 @@ def _read_table(path: Path, pyproject: bool) -> dict[str, Any] | None:
     return table
 
 
-@functools.lru_cache(maxsize=16)
+@functools.lru_cache(maxsize=4)
 def _settings_document(text: str) -> dict[str, Any] | None:
     """The TOML document ``text``, read once however often it is asked for (pytest asks, for each
-    folder it visits, for the settings above it); None when it is nested more than
-    :data:`MAX_NESTING` deep. What it gives is shared: it is read, never changed."""
+    folder it visits, for the settings above it; it visits the folders of a root one after
+    another); None when it is nested more than :data:`MAX_NESTING` deep. What it gives is shared:
+    it is read, never changed."""
     try:
         data = tomllib.loads(text)
     except RecursionError:  # the reader recurses once per level
