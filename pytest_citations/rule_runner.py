@@ -122,6 +122,10 @@ class RuleRunner:
                         found = check(unit, rule_ctx)
                         if found:
                             for finding in found:
+                                if isinstance(finding, Reported):  # under a rule of its kind without a check
+                                    if (diagnostic := self.diagnostic(finding.code, finding.finding, ctx.rel, ctx.source)):
+                                        yield unit, diagnostic
+                                    continue
                                 yield unit, self.make(item, finding, ctx.rel, ctx.source)
                     except Exception as exc:  # a rule's bug must not stop the run
                         crashed = [*(crashed or ()), entry]

@@ -6,9 +6,11 @@ nearest folder above the start that holds ``pyproject.toml`` or ``.git``, else t
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +28,17 @@ DEFAULT_EXCLUDE = (
     ".mypy_cache", ".pytest_cache", ".ruff_cache", ".citations_cache", "site-packages", "build", "dist",
 )
 _CODE_OR_PREFIX = re.compile(r"^[A-Z][0-9]{0,3}\Z")
+# A settings file (a pyproject.toml in the checkout): a real one holds tens of kilobytes.
+MAX_SETTINGS_CHARACTERS = 1 << 20
+# Arrays and tables in a settings file: far deeper than any real one, far below where the TOML
+# reader's recursion stops in any front end.
+MAX_NESTING = 100
+# The globs of one settings table, all its lists together (exclude, per-file-ignores, every kind's
+# include and exclude): each file of a walk is matched against them, so their number and length
+# bound the work. A long list in a real repository holds a few dozen globs of a few kilobytes.
+MAX_GLOBS = 256
+MAX_GLOB_CHARACTERS = 8192
+_GLOB_LISTS = "exclude, per-file-ignores and every kind's include and exclude together"
 _TOP_LEVEL = {"exclude", "select", "ignore", "per-file-ignores", "max-file-size", "cache-dir", "kinds", "rules"}
 
 
@@ -68,6 +81,26 @@ def _string_list(value: Any, where: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise _fail(where, "expected a list of strings")
     return tuple(value)
+
+
+class _GlobCount:
+    """The globs a settings table has given so far, in number and characters: both are capped
+    (:data:`MAX_GLOBS`, :data:`MAX_GLOB_CHARACTERS`)."""
+
+    def __init__(self, where: str) -> None:
+        self.where, self.globs, self.characters = where, 0, 0
+
+    def add(self, globs: Iterable[str], setting: str) -> None:
+        """Count the globs of ``setting``; a settings error past a cap."""
+        for glob in globs:
+            self.globs += 1
+            self.characters += len(glob)
+        if self.globs > MAX_GLOBS:
+            raise _fail(self.where, f"{setting}: more than {MAX_GLOBS} globs: the settings' globs ({_GLOB_LISTS}) "
+                                    f"number at most {MAX_GLOBS}")
+        if self.characters > MAX_GLOB_CHARACTERS:
+            raise _fail(self.where, f"{setting}: more than {MAX_GLOB_CHARACTERS} characters of globs: the settings' "
+                                    f"globs ({_GLOB_LISTS}) hold at most {MAX_GLOB_CHARACTERS} characters")
 
 
 def _codes(value: Any, where: str, registry) -> tuple[str, ...]:
@@ -143,15 +176,49 @@ def has_settings(folder: Path) -> bool:
 
 def _read_table(path: Path, pyproject: bool) -> dict[str, Any] | None:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read(MAX_SETTINGS_CHARACTERS + 1)
+        if len(text) > MAX_SETTINGS_CHARACTERS:
+            raise ConfigError(f"{path}: cannot read settings: the file holds more than {MAX_SETTINGS_CHARACTERS} characters")
+        data = _settings_document(text)
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read settings: {exc}") from None
+    if data is None:
+        raise ConfigError(f"{path}: cannot read settings: arrays or tables are nested more than {MAX_NESTING} deep")
     table = data.get("tool", {}).get("citations")
     if table is None and not pyproject:
         return data
     if table is not None and not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.citations] must be a table")
     return table
+
+
+@functools.lru_cache(maxsize=4)
+def _settings_document(text: str) -> dict[str, Any] | None:
+    """The TOML document ``text``, read once however often it is asked for (pytest asks, for each
+    folder it visits, for the settings above it; it visits the folders of a root one after
+    another); None when it is nested more than :data:`MAX_NESTING` deep. What it gives is shared:
+    it is read, never changed."""
+    try:
+        data = tomllib.loads(text)
+    except RecursionError:  # the reader recurses once per level
+        return None
+    return None if _nested_deeper_than(data, MAX_NESTING) else data
+
+
+def _nested_deeper_than(data: dict[str, Any], limit: int) -> bool:
+    """Whether the document ``data`` holds arrays or tables more than ``limit`` deep (the
+    document itself is one level). The reader's own limit is its recursion, which depends on how
+    deep the stack already is (pytest's is deeper than the command line's): this one does not, so
+    that every front end takes the same settings."""
+    pending: list[tuple[Any, int]] = [(data, 1)]
+    while pending:
+        value, depth = pending.pop()
+        if depth > limit:
+            return True
+        children = value.values() if isinstance(value, dict) else value
+        pending.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
 
 
 def load_config(start: Path, kinds, registry, config_file: Path | None = None) -> Config:
@@ -173,8 +240,11 @@ def parse_config(table: dict[str, Any], root: Path, kinds, registry, source: Pat
     if unknown:
         raise _fail(where, f"unknown setting {unknown[0]!r} in [tool.citations]; known: {', '.join(sorted(_TOP_LEVEL))}")
     config = Config(root=root.resolve(), source=source)
+    globs = _GlobCount(where)
     if "exclude" in table:
-        config.exclude = DEFAULT_EXCLUDE + _string_list(table["exclude"], f"{where}: exclude")
+        exclude = _string_list(table["exclude"], f"{where}: exclude")
+        globs.add(exclude, "exclude")
+        config.exclude = DEFAULT_EXCLUDE + exclude
     if "select" in table:
         config.select = _codes(table["select"], f"{where}: select", registry)
     if "ignore" in table:
@@ -189,11 +259,12 @@ def parse_config(table: dict[str, Any], root: Path, kinds, registry, source: Pat
     per_file = table.get("per-file-ignores", {})
     if not isinstance(per_file, dict):
         raise _fail(where, "per-file-ignores: expected a table of glob = [codes]")
+    globs.add(per_file, "per-file-ignores")
     config.per_file_ignores = {
         glob: _silencing(_codes(codes, f"{where}: per-file-ignores.{glob}", registry), f"{where}: per-file-ignores.{glob}")
         for glob, codes in per_file.items()
     }
-    config.kinds = _kind_settings(table.get("kinds", {}), kinds, where)
+    config.kinds = _kind_settings(table.get("kinds", {}), kinds, where, globs)
     config.rule_options = _rule_options(table.get("rules", {}), registry, where)
     return config
 
@@ -211,7 +282,7 @@ def _cache_dir(value: Any, where: str) -> str:
     return value
 
 
-def _kind_settings(table: Any, kinds, where: str) -> dict[str, KindSettings]:
+def _kind_settings(table: Any, kinds, where: str, globs: _GlobCount) -> dict[str, KindSettings]:
     if not isinstance(table, dict):
         raise _fail(where, "kinds: expected a table of kind names")
     by_name = {kind.name: kind for kind in kinds}
@@ -231,8 +302,14 @@ def _kind_settings(table: Any, kinds, where: str) -> dict[str, KindSettings]:
         for key, option in kind.options.items():
             if key in raw:
                 options[key] = _option_value(option, raw[key], f"{where}: kinds.{name}.{key}")
-        include = _string_list(raw["include"], f"{where}: kinds.{name}.include") if "include" in raw else tuple(kind.include)
-        exclude = _string_list(raw["exclude"], f"{where}: kinds.{name}.exclude") if "exclude" in raw else ()
+        include = tuple(kind.include)
+        if "include" in raw:
+            include = _string_list(raw["include"], f"{where}: kinds.{name}.include")
+            globs.add(include, f"kinds.{name}.include")
+        exclude: tuple[str, ...] = ()
+        if "exclude" in raw:
+            exclude = _string_list(raw["exclude"], f"{where}: kinds.{name}.exclude")
+            globs.add(exclude, f"kinds.{name}.exclude")
         settings[name] = KindSettings(include, exclude, options)
     return settings
 

@@ -57,9 +57,12 @@ class Decisions:
 
     def ignored_in(self, rel: str) -> tuple[str, ...]:
         """The code prefixes ``per-file-ignores`` turns off in file ``rel``."""
-        return tuple(
-            code for pattern, codes in self.config.per_file_ignores.items() if globs.matches(rel, [pattern]) for code in codes
-        )
+        ignores = self.config.per_file_ignores
+        matched = globs.matching(tuple(ignores))(rel)  # (one automaton for all the globs)
+        if not matched:
+            return ()
+        codes = list(ignores.values())
+        return tuple(code for index in matched for code in codes[index])
 
     def shown_in_file(self, rel: str, directives: list[suppressions.Directive]) -> Callable[[Diagnostic], bool]:
         """Whether a diagnostic of file ``rel`` is shown, given the file's suppression comments

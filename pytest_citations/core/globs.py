@@ -1,15 +1,19 @@
 """Repo-relative path globs: ``*`` and ``?`` stay within a folder, ``**`` spans folders.
 
 Globs come from the settings, which a checkout may write, and a walk matches every file against
-them, so matching is both fast and bounded: in time O(path length x glob length) for any glob.
-Most globs (``**/*.md``, ``.git``, ``docs/**``, ``legacy/**/citations.jsonl``, ``*.min.*``)
-become one regular expression built so that the regex engine never tries two ways of matching
-the same characters (:func:`_linear_regex`); any other (``**/a/**/b``, ``**.md``, ``a**b``) is
-matched by an :class:`_Automaton`, which follows every way of matching at once."""
+them, so matching is both fast and bounded: in time O(path length x glob length) for any glob, and
+a list of globs in one pass over the path for all of them. Most globs (``**/*.md``, ``.git``,
+``docs/**``, ``legacy/**/citations.jsonl``, ``*.min.*``) become one regular expression built so
+that the regex engine never tries two ways of matching the same characters (:func:`_linear_regex`),
+and a list's such globs share one regex; the others of a list (``**/a/**/b``, ``**.md``, ``a**b``)
+are matched together by one :class:`_Automaton`, which follows every way of matching each of them
+at once. How many globs the settings may hold, and how long, is capped where the settings are read
+(``config.MAX_GLOBS``, ``config.MAX_GLOB_CHARACTERS``): that bounds the work of each character."""
 
 from __future__ import annotations
 
 import functools
+import operator
 import re
 import sys
 from collections.abc import Callable
@@ -20,9 +24,9 @@ _LITERAL, _ONE, _STAR, _ANY, _ANY_FOLDERS = "literal", "?", "*", "**", "**/"
 
 
 @functools.lru_cache(maxsize=1024)
-def _tokens(pattern: str) -> tuple[tuple[str, str], ...]:
-    """The pieces of a glob, as (what, literal character); a pattern without ``/`` matches a name
-    in any folder, as in .gitignore, so it starts with ``**/``."""
+def _raw_tokens(pattern: str) -> tuple[tuple[str, str], ...]:
+    """The pieces of a glob, as (what, literal character), word for word; a pattern without ``/``
+    matches a name in any folder, as in .gitignore, so it starts with ``**/``."""
     if "/" not in pattern.rstrip("/"):
         pattern = "**/" + pattern
     pattern = pattern.lstrip("/")
@@ -44,6 +48,45 @@ def _tokens(pattern: str) -> tuple[tuple[str, str], ...]:
     return tuple(tokens)
 
 
+_MAY_MATCH_NOTHING = (_STAR, _ANY, _ANY_FOLDERS)
+
+
+@functools.lru_cache(maxsize=1024)
+def _tokens(pattern: str) -> tuple[tuple[str, str], ...]:
+    """The pieces of a glob, each run of ``*``, ``**`` and ``**/`` written in its shortest form
+    (:func:`_shortest_run`): the same paths match, and a run holds at most one ``**/``."""
+    tokens: list[tuple[str, str]] = []
+    run: list[str] = []
+    for what, char in _raw_tokens(pattern):
+        if what in _MAY_MATCH_NOTHING:
+            run.append(what)
+            continue
+        tokens += [(kind, "") for kind in _shortest_run(run)]
+        run = []
+        tokens.append((what, char))
+    tokens += [(kind, "") for kind in _shortest_run(run)]
+    return tuple(tokens)
+
+
+def _shortest_run(run: list[str]) -> list[str]:
+    """A run of ``*``, ``**`` and ``**/`` in its shortest form. ``**`` with anything matches
+    anything, as ``**``; so does ``**/`` with a ``*`` on each side or a ``*`` between two ``**/``
+    (the ``*`` takes the name after the last ``/``, or before the first); a repeated piece matches
+    what it matches once. What is left is ``*``, ``**/``, or ``**/`` with one ``*`` before or
+    after it."""
+    if not run:
+        return []
+    if _ANY in run:
+        return [_ANY]
+    kinds = [kind for index, kind in enumerate(run) if index == 0 or run[index - 1] != kind]
+    if _ANY_FOLDERS not in kinds:
+        return [_STAR]
+    first, last = kinds.index(_ANY_FOLDERS), len(kinds) - 1 - kinds[::-1].index(_ANY_FOLDERS)
+    if _STAR in kinds[first:last] or (first > 0 and last < len(kinds) - 1):
+        return [_ANY]
+    return kinds
+
+
 _REGEX = {_ANY_FOLDERS: "(?:.*/)?", _ANY: ".*", _STAR: "[^/]*", _ONE: "[^/]"}
 
 
@@ -51,7 +94,7 @@ _REGEX = {_ANY_FOLDERS: "(?:.*/)?", _ANY: ".*", _STAR: "[^/]*", _ONE: "[^/]"}
 def _glob_regex(pattern: str) -> str:
     """The regex of a glob, word for word; a pattern that names a folder also matches everything
     below it. It states what a glob means; :func:`_linear_regex` is how it is matched."""
-    return "".join(_piece_regex(what, char) for what, char in _tokens(pattern)) + "(?:/.*)?\\Z"
+    return "".join(_piece_regex(what, char) for what, char in _raw_tokens(pattern)) + "(?:/.*)?\\Z"
 
 
 # Python 3.11 has atomic groups: a folder name with several ``*`` then takes one regex.
@@ -108,82 +151,152 @@ def _next_star(tokens: tuple[tuple[str, str], ...], index: int) -> int | None:
 
 
 class _Automaton:
-    """A glob matched one character at a time, following every way of matching it at once.
+    """Globs matched one character at a time, following every way of matching each at once.
 
-    Bit ``i`` of the state says "the first ``i`` pieces of the glob match what has been read";
-    each character moves every bit at once (a few operations on Python integers), so a path is
-    matched in time O(path x glob / 64) whatever the glob, and the moves once worked out are
-    remembered, so that most characters cost one lookup. ``**/`` is three positions: its
-    start, which reads nothing and leads to the next two or past them, any characters, and ``/``."""
+    The pieces of every glob are positions in one row, each glob's followed by two of its own: the
+    glob has matched (F), and the glob has matched a folder above the path (T, once a ``/``
+    follows F), after which whatever follows matches too (the ``(?:/.*)?`` of :func:`_glob_regex`).
+    Bit ``i`` of the state says "the pieces before position ``i`` of its glob match what has been
+    read"; each character moves every bit at once, in a few operations on Python integers, so a
+    path is matched in time O(path x positions / 64), whatever and however many the globs. The
+    states once reached are numbered and their moves remembered, so that most characters cost a
+    lookup. ``**/`` is three positions: its start, which reads nothing and leads to the next two or
+    past them, any characters, and ``/``."""
 
-    def __init__(self, pattern: str) -> None:
-        positions: list[tuple[str, str]] = []  # what each position reads
-        entries = 0  # where a ``**/`` starts: it reads nothing; the glob goes on at its ``**``, or after its ``/``
-        for what, char in _tokens(pattern):
-            if what == _ANY_FOLDERS:
-                entries |= 1 << len(positions)
-                positions += [(_ANY_FOLDERS, ""), (_ANY, ""), (_LITERAL, "/")]
-            else:
-                positions.append((what, char))
-        by_char: dict[str, int] = {}  # character -> the literal positions it moves on from
-        one = star = any_char = 0
-        for position, (what, char) in enumerate(positions):
-            bit = 1 << position
-            if what == _LITERAL:
-                by_char[char] = by_char.get(char, 0) | bit
-            elif what == _ONE:
-                one |= bit
-            elif what == _STAR:
-                star |= bit
-            elif what == _ANY:
-                any_char |= bit
-        self.final = 1 << len(positions)
-        self.skip, self.skip_three = star | any_char | entries, entries  # ``*`` and ``**`` may match nothing
+    def __init__(self, patterns: tuple[str, ...]) -> None:
+        self.patterns = patterns
+        literals: dict[str, int] = {}  # character -> the positions that read it
+        one = star = any_char = skip = entries = starts = 0
+        self.ends: list[int] = []  # each glob's F and T bits
+        tails = position = 0
+        for pattern in patterns:
+            starts |= 1 << position
+            for what, char in _tokens(pattern):
+                bit = 1 << position
+                if what == _ANY_FOLDERS:  # start, any characters, "/"
+                    entries |= bit
+                    skip |= bit | bit << 1
+                    any_char |= bit << 1
+                    literals["/"] = literals.get("/", 0) | bit << 2
+                    position += 3
+                    continue
+                if what == _LITERAL:
+                    literals[char] = literals.get(char, 0) | bit
+                elif what == _ONE:
+                    one |= bit
+                else:  # "*" and "**" may match nothing
+                    skip |= bit
+                    star |= bit if what == _STAR else 0
+                    any_char |= bit if what == _ANY else 0
+                position += 1
+            final, tail = 1 << position, 1 << (position + 1)
+            literals["/"] = literals.get("/", 0) | final  # F moves on to T on "/"
+            self.ends.append(final | tail)
+            tails |= tail
+            position += 2
+        self.size, self.tails = position, tails
+        self.accepting = functools.reduce(operator.or_, self.ends, 0)
+        self.skip, self.entries = skip, entries
+        stay, stay_on_slash = any_char | star | tails, any_char | tails
         # character -> (positions it moves on from, positions it stays on)
-        self.moves = {char: (bits | (one if char != "/" else 0), any_char | (star if char != "/" else 0))
-                      for char, bits in by_char.items()}
-        self.moves.setdefault("/", (0, any_char))
-        self.other = (one, any_char | star)
-        self.start = self._closure(1)
-        # state -> {character: next state}, worked out as paths need them: a walk matches
-        # thousands of paths that share their characters and states
-        self.table: dict[int, dict[str, int]] = {}
+        self.moves = {char: (bits | (one if char != "/" else 0), stay if char != "/" else stay_on_slash)
+                      for char, bits in literals.items()}
+        self.other = (one, stay)
+        self.start = self._closure(starts)
+        self.capacity = max(64, min(_MAX_STATES, _MEMO_BYTES // (self.size // 8 + _STATE_OVERHEAD)))
+        self.answers: dict[str, bool] = {}  # path -> whether it matches, for the last paths asked
+        self.answered = 0  # the characters of those paths
+        self._forget()
+
+    def _forget(self) -> None:
+        """Start remembering states afresh (the start is state 0)."""
+        self.numbers: dict[int, int] = {self.start: 0}
+        self.states: list[int] = [self.start]
+        self.rows: list[dict[str, int]] = [{}]  # state number -> {character: next state number}
+        self.verdicts: list[bool | None] = [self._verdict(self.start)]
 
     def _closure(self, state: int) -> int:
-        """``state`` with every position reachable without reading a character."""
-        while True:
-            more = state | ((state & self.skip) << 1) | ((state & self.skip_three) << 3)
-            if more == state:
-                return state
-            state = more
+        """``state`` with every position reachable without reading a character. Adding the
+        positions that may match nothing to those of them in the state carries each such bit up
+        through the run of them it is in, and one past it: every position of the run above it, and
+        the next; a ``**/`` start leads past its ``/`` as well, and a run holds at most one
+        (:func:`_shortest_run`), so two rounds reach all."""
+        skip = self.skip
+        state |= ((state & skip) + skip) ^ skip
+        jumps = state & self.entries
+        if jumps:
+            state |= jumps << 3
+            state |= ((state & skip) + skip) ^ skip
+        return state
+
+    def _verdict(self, state: int) -> bool | None:
+        """What every path with this state after its start says: False when no glob can match any
+        more, True when one matched a folder above it; None while undecided."""
+        if not state:
+            return False
+        return True if state & self.tails else None
+
+    def _number(self, state: int) -> int:
+        """The number of ``state``, numbered now if it is new; the states remembered are
+        forgotten first when there are :attr:`capacity` of them (each is ``size`` bits)."""
+        number = self.numbers.setdefault(state, len(self.states))
+        if number == len(self.states):  # a new state
+            if number >= self.capacity:
+                self._forget()
+                return self._number(state)
+            self.states.append(state)
+            self.rows.append({})
+            self.verdicts.append(self._verdict(state))
+        return number
+
+    def _next(self, number: int, char: str) -> int:
+        """The number of the state after reading ``char`` in state ``number``."""
+        row = self.rows[number]
+        following = row.get(char)
+        if following is None:
+            state = self.states[number]
+            move, stay = self.moves.get(char, self.other)
+            following = row[char] = self._number(self._closure(((state & move) << 1) | (state & stay)))
+        return following
+
+    def _run(self, path: str, stop_early: bool) -> int:
+        """The number of the state after ``path``, or after the first character that decides
+        when ``stop_early``."""
+        number = 0
+        for char in path:
+            number = self._next(number, char)
+            if stop_early and self.verdicts[number] is not None:
+                break
+        return number
 
     def __call__(self, path: str) -> bool:
-        state, table = self.start, self.table
-        for char in path:
-            row = table.get(state)
-            if row is None:
-                if len(table) > _MAX_STATES:
-                    table.clear()
-                row = table[state] = {}
-            following = row.get(char)
-            if following is None:
-                following = row[char] = self._step(state, char)
-            if following <= 0:
-                return following == _FOLDER_ABOVE
-            state = following
-        return bool(state & self.final)
+        """Whether ``path`` matches one of the globs; the answers for the last paths asked are
+        remembered (a front end may ask of one path several times: pytest does)."""
+        found = self.answers.get(path)
+        if found is None:
+            number = self._run(path, stop_early=True)
+            verdict = self.verdicts[number]
+            found = bool(self.states[number] & self.accepting) if verdict is None else verdict
+            self.answered += len(path)
+            if self.answered > _MAX_ANSWERED:
+                self.answers.clear()
+                self.answered = len(path)
+            self.answers[path] = found
+        return found
 
-    def _step(self, state: int, char: str) -> int:
-        """The state after reading ``char``: 0 when nothing can match any more, and
-        :data:`_FOLDER_ABOVE` when the glob has matched a folder above the path."""
-        if char == "/" and state & self.final:
-            return _FOLDER_ABOVE
-        move, stay = self.moves.get(char, self.other)
-        return self._closure(((state & move) << 1) | (state & stay))
+    def matching(self, path: str) -> tuple[int, ...]:
+        """The indices of the globs ``path`` matches."""
+        number = self._run(path, stop_early=False)  # (before the list of states: it may start afresh)
+        state = self.states[number]
+        if not state & self.accepting:
+            return ()
+        return tuple(index for index, ends in enumerate(self.ends) if state & ends)
 
 
-_FOLDER_ABOVE = -1  # an automaton's state once the glob has matched a folder the path is below
 _MAX_STATES = 4096  # states whose moves an automaton remembers (each path adds at most its length)
+_MEMO_BYTES = 1 << 20  # and the room they may take, about: fewer states of a larger automaton
+_STATE_OVERHEAD = 200  # bytes of a remembered state beyond its bits: its number, its row of moves
+_MAX_ANSWERED = 1 << 18  # characters of the paths whose answers an automaton remembers
 
 
 _IN_ANY_FOLDER = "(?:.*/)?"  # how the regex of a glob that may start in any folder begins
@@ -224,14 +337,26 @@ def matcher(patterns) -> Callable[[str], bool]:
 @functools.lru_cache(maxsize=256)
 def _matcher(patterns: tuple[str, ...]) -> Callable[[str], bool]:
     combined = _compile_any(tuple(p for p in patterns if _linear_regex(p) is not None))
-    automata = [_Automaton(p) for p in patterns if _linear_regex(p) is None]
-    if not automata:
+    others = tuple(p for p in patterns if _linear_regex(p) is None)
+    if not others:
         if combined is None:
             return lambda path: False
         match: Callable[[str], re.Match[str] | None] = combined.match
         return lambda path: match(path) is not None
+    automaton = _Automaton(others)
     match = combined.match if combined is not None else lambda path: None
-    return lambda path: match(path) is not None or any(automaton(path) for automaton in automata)
+    return lambda path: match(path) is not None or automaton(path)
+
+
+def matching(patterns) -> Callable[[str], tuple[int, ...]]:
+    """A test of which of ``patterns`` a path matches (their indices, in order), for testing many
+    paths: one automaton for them all (``per-file-ignores``, whose globs each turn off codes)."""
+    return _matching(tuple(patterns))
+
+
+@functools.lru_cache(maxsize=64)
+def _matching(patterns: tuple[str, ...]) -> Callable[[str], tuple[int, ...]]:
+    return _Automaton(patterns).matching if patterns else lambda path: ()
 
 
 def first_match(lists) -> Callable[[str], int | None]:

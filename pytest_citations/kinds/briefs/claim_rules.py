@@ -14,16 +14,19 @@ from pytest_citations.kinds.briefs.claims import (
     MACRO_PATTERNS,
     NAMES,
     POLICY_PATTERNS,
+    Overrun,
+    SettingsTime,
     _may_have_label,
     _may_hold,
     _patterns,
     all_compile,
     claim_text,
     numeric_parts,
+    run_time,
     topics,
 )
 from pytest_citations.kinds.briefs.model import Brief, Bullet
-from pytest_citations.rules import Finding, Option, rule
+from pytest_citations.rules import Finding, Option, Reported, rule
 
 KIND = "briefs"
 INSUFFICIENT_CREDIBLE = "[Insufficient credible evidence for this claim]"
@@ -46,6 +49,18 @@ def _describe(brief: Brief, cited: list[tuple[int, dict]]) -> str:
 
 def _bullet_at(bullet: Bullet, message: str) -> Finding:
     return Finding(message, bullet.line, bullet.col)
+
+
+def _settings_time(ctx) -> SettingsTime | None:
+    """The time of the run's regexes from the settings (one for every root the run checks); none
+    for a check asked outside a run, which gives each claim a time of its own."""
+    file = getattr(ctx, "file", None)
+    return None if file is None else run_time(file.engine.registry)
+
+
+def _out_of_time(overrun: Overrun, code: str, bullet: Bullet) -> Reported:
+    """The B337 of the first regex of ``code``'s settings that did not finish on a brief's claims."""
+    return settings_patterns_out_of_time.report(_bullet_at(bullet, overrun.message(code)))
 
 
 # -- §3.1 numeric/time claims ---------------------------------------------------------------------------------
@@ -223,6 +238,7 @@ def numeric_claim_uncorroborated(brief: Brief, ctx):
     """
     options = ctx.options
     names_compile = all_compile(tuple(options["non-numeric-names"]))
+    time, overruns = _settings_time(ctx), list[Overrun]()
     for bullet in brief.bullets:
         cited = bullet_citations(brief, bullet)
         if bullet.abstain or not cited:
@@ -236,7 +252,10 @@ def numeric_claim_uncorroborated(brief: Brief, ctx):
         publishers = {publisher_of(brief, c).casefold() for _, c in cited}
         if len(publishers) >= options["min-independent"]:
             continue
-        parts = numeric_parts(bullet.claim, options["non-numeric-names"])  # last: the costliest test
+        reported = bool(overruns)
+        parts = numeric_parts(bullet.claim, options["non-numeric-names"], overruns, time)  # last: the costliest test
+        if overruns and not reported:
+            yield _out_of_time(overruns[0], "B320", bullet)
         if not parts:
             continue
         kind, shown = parts[0]
@@ -251,12 +270,15 @@ def numeric_claim_uncorroborated(brief: Brief, ctx):
 # -- §3.1 policy claims -----------------------------------------------------------------------------------------
 
 
-def bullet_topics(brief: Brief, bullet: Bullet, options: dict) -> tuple[dict[str, str], str]:
-    """Topic tags of a bullet and where they came from: §8's mapping, else the keyword classifier."""
+def bullet_topics(brief: Brief, bullet: Bullet, options: dict, overruns: list[Overrun] | None = None,
+                  time: SettingsTime | None = None) -> tuple[dict[str, str], str]:
+    """Topic tags of a bullet and where they came from: §8's mapping, else the keyword classifier
+    (:func:`topics`: its patterns from the settings within ``time``, what did not finish in
+    ``overruns``)."""
     if brief.bullet_tags is not None and (bullet.section, bullet.index) in brief.bullet_tags:
         tags = brief.bullet_tags[(bullet.section, bullet.index)]
         return {t: "" for t in tags}, "mapping"
-    return topics(bullet.claim, options["policy-patterns"], options["macro-patterns"]), "keywords"
+    return topics(bullet.claim, options["policy-patterns"], options["macro-patterns"], overruns, time), "keywords"
 
 
 def _tier_1_pack_sources(brief: Brief, pack_chunks: list[dict], tags: list[str], match_topic: bool) -> list:
@@ -445,6 +467,7 @@ def policy_claim_without_tier_1(brief: Brief, ctx):
     patterns_compile = all_compile((*options["policy-patterns"], *options["macro-patterns"]))
     pack_chunks = [c for c in brief.pack.get("chunks") or () if isinstance(c, dict)]
     available_by_tags: dict[tuple[str, ...], list] = {}  # the same for every bullet with the same tags
+    time, overruns = _settings_time(ctx), list[Overrun]()
     for bullet in brief.bullets:
         cited = bullet_citations(brief, bullet)
         if bullet.abstain or not cited:
@@ -453,7 +476,10 @@ def policy_claim_without_tier_1(brief: Brief, ctx):
             bullet_topics(brief, bullet, options)  # raises where it always did, if it does
         if cites_tier_in(brief, cited, (1,)):
             continue
-        found, origin = bullet_topics(brief, bullet, options)
+        reported = bool(overruns)
+        found, origin = bullet_topics(brief, bullet, options, overruns, time)
+        if overruns and not reported:
+            yield _out_of_time(overruns[0], "B321", bullet)
         tags = [t for t in options["policy-tags"] if t in found]
         if not tags:
             continue
@@ -468,6 +494,126 @@ def policy_claim_without_tier_1(brief: Brief, ctx):
             f"policy claim [{why}, from the {origin}] cites no Tier 1 source while the evidence pack holds "
             f"{', '.join(map(str, available))} (Tier 1): {CITE_OFFICIAL}",
         )
+
+
+@rule("B337", "settings-patterns-out-of-time", kind=KIND, scope="engine")
+def settings_patterns_out_of_time():
+    """
+    ## What it does
+    Reports a brief whose claims a regex from the settings could not be run on to its end: a
+    pattern of `non-numeric-names` (B320), `policy-patterns` or `macro-patterns` (B321) that ran
+    longer than half a second on a claim (taken as not matching it), or the claims that the
+    settings' patterns were no longer tried on because their time in the run was up (1 s in a run,
+    2 s in a process, and 1 s more per MiB of claims they are run on). It names the setting and the
+    first such pattern, on the first bullet of the brief where it happened, once per rule.
+
+    ## Why is this bad?
+    The settings come with the checkout, and a pattern that backtracks (`(a|aa)+$` on a run of
+    "a"s) can take minutes on one claim: the check stops it rather than run without end, so the
+    claims it did not finish were classified without it, and the rule's verdict on them may differ
+    from what the settings meant.
+
+    ## Example
+
+    Bad:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa! [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Reuters. "Title 1". Feb 10, 2026. https://www.reuters.com/business/b
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {
+      "1": {"id": "cite_1", "source_id": "reuters", "publisher": "Reuters", "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.reuters.com/business/b", "title": "Title 1", "published_at": "2026-02-10T14:00:00Z", "fetched_at": "2026-02-11T02:15:00Z"}
+    },
+    "evidence_pack": {"pack_id": "pack_1", "query": "What is the Fed's stance?", "generated_at": "2026-02-11T08:00:00Z", "chunks": [{"chunk_id": "chunk_1", "source_id": "fed_press_releases"}, {"chunk_id": "chunk_2", "source_id": "reuters"}]}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        name: Federal Reserve - Press Releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        tags: [policy_centralbank, macro_data, rates]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: reuters
+        name: Reuters - Business
+        url: https://www.reuters.com/business/
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: full
+    ```
+
+    ```toml title="pyproject.toml"
+    [tool.citations.rules.B321]
+    policy-patterns = ["(a|aa)+$"]
+    ```
+
+    Good:
+
+    ```markdown title="brief.md"
+    ### Prevailing View
+    - The Fed held rates aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa! [1]
+
+    ### Counterarguments
+    - [Insufficient evidence to assess this claim]
+
+    ### Minority View
+    - [Conflicting reports; unable to confirm]
+
+    ### What to Watch
+    - [Data not yet available as of Feb 11, 2026]
+
+    ### References
+    [1] Reuters. "Title 1". Feb 10, 2026. https://www.reuters.com/business/b
+    ```
+
+    ```json title="brief.citations.json"
+    {"citations": {
+      "1": {"id": "cite_1", "source_id": "reuters", "publisher": "Reuters", "doc_id": "doc_1", "chunk_id": "chunk_1", "url": "https://www.reuters.com/business/b", "title": "Title 1", "published_at": "2026-02-10T14:00:00Z", "fetched_at": "2026-02-11T02:15:00Z"}
+    },
+    "evidence_pack": {"pack_id": "pack_1", "query": "What is the Fed's stance?", "generated_at": "2026-02-11T08:00:00Z", "chunks": [{"chunk_id": "chunk_1", "source_id": "fed_press_releases"}, {"chunk_id": "chunk_2", "source_id": "reuters"}]}}
+    ```
+
+    ```yaml title="source_registry.yaml"
+    sources:
+      - id: fed_press_releases
+        name: Federal Reserve - Press Releases
+        url: https://www.federalreserve.gov/feeds/press_all.xml
+        tags: [policy_centralbank, macro_data, rates]
+        credibility_tier: 1
+        paywall_policy: full
+      - id: reuters
+        name: Reuters - Business
+        url: https://www.reuters.com/business/
+        tags: [market_narrative]
+        credibility_tier: 2
+        paywall_policy: full
+    ```
+
+    ```toml title="pyproject.toml"
+    [tool.citations.rules.B321]
+    policy-patterns = ["\\\\bFOMC\\\\b"]
+    ```
+
+    ## Fix
+    Write the pattern so that it cannot try one stretch of a claim in many ways: no nested
+    repetition (`(a+)+`), no alternatives that match the same text (`(a|aa)+`); or remove it from
+    the settings. The built-in patterns never run out of time.
+    """
 
 
 # -- §6 uncertainty markers and confidence labels ---------------------------------------------------------------

@@ -1,13 +1,21 @@
 '''The claim classifier of the quality rules: the words of a bullet's claim (:func:`claim_text`),
 the numbers, percentages, quarters, dates and years it states (:func:`numeric_parts`, B320) and
-its policy topics (:func:`topics`, B321), each regex from the settings bounded in time; and the
-cheap tests that rule a bullet out before its claim is read (B333's phrases, B334's label).'''
+its policy topics (:func:`topics`, B321), each regex from the settings bounded in time on each claim
+and all of them in a run (:class:`SettingsTime`); and the cheap tests that rule a bullet out before
+its claim is read (B333's phrases, B334's label).'''
 
 from __future__ import annotations
 
 import functools
 import re
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass
+from time import perf_counter
 from types import SimpleNamespace
+from typing import Any, TypeVar
+
+from pytest_citations.core.diagnostics import quoted
 
 _MONTH = (
     r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
@@ -114,17 +122,6 @@ def _any_of(patterns: tuple[str, ...]):
         return None
 
 
-def _none_match(patterns: list[str], text: str) -> bool:
-    """True when no regex of ``patterns`` matches anywhere in ``text`` (False when unsure)."""
-    combined = _any_of(tuple(patterns))
-    if combined is None:
-        return False
-    try:
-        return combined.search(text, timeout=_timeout(*patterns)) is None
-    except TimeoutError:
-        return False
-
-
 @functools.lru_cache(maxsize=1024)
 def claim_text(text: str) -> str:
     """The words of a claim (a bullet's :attr:`~pytest_citations.kinds.briefs.model.Bullet.claim`, whose
@@ -136,40 +133,163 @@ def claim_text(text: str) -> str:
     return text
 
 
-REGEX_TIMEOUT = 0.5  # seconds one settings regex may run on one claim
+REGEX_TIMEOUT = 0.5  # seconds one regex from the settings may run on one claim
+RUN_SECONDS = 1.0  # seconds the regexes from the settings may run in a run, all together
+PROCESS_SECONDS = 2.0  # and in a process (pytest checks each settings root in a run of its own)
+SECONDS_PER_MIB = 1.0  # and more of both for each MiB of claims they are run on
 
 
-def _timeout(*patterns: str) -> float | None:
-    """REGEX_TIMEOUT for regexes from the settings; none for the defaults, which run in linear
-    time (a search with a timeout costs several times one without)."""
-    return None if _TRUSTED.issuperset(patterns) else REGEX_TIMEOUT
+class SettingsTime:
+    """The time left to the regexes from the settings: they come with the checkout, and a regex
+    may backtrack for ages on a claim written for it (``(a+)+$`` on a run of "a"s). Each runs at
+    most :data:`REGEX_TIMEOUT` on a claim; all of them together at most a run's time, which is
+    also spent from the process's (``within``); once it is up, they are not run any more. Each
+    claim they are run on adds :data:`SECONDS_PER_MIB` per MiB of it, so that many briefs with
+    patterns that do not backtrack never run out."""
+
+    def __init__(self, seconds: float, within: SettingsTime | None = None) -> None:
+        self.left, self.within = seconds, within
+
+    def remaining(self) -> float:
+        return self.left if self.within is None else min(self.left, self.within.remaining())
+
+    def grant(self, characters: int) -> None:
+        """More time for a claim of ``characters`` that the regexes are run on."""
+        self.left += characters * SECONDS_PER_MIB / 2**20
+        if self.within is not None:
+            self.within.grant(characters)
+
+    def spend(self, seconds: float) -> None:
+        self.left -= seconds
+        if self.within is not None:
+            self.within.spend(seconds)
 
 
-def numeric_parts(text: str, names: list[str] = NAMES) -> list[tuple[str, str]]:
+_PROCESS_TIME = SettingsTime(PROCESS_SECONDS)
+_RUN_TIMES: weakref.WeakKeyDictionary[Any, SettingsTime] = weakref.WeakKeyDictionary()
+
+
+def run_time(run: Any) -> SettingsTime:
+    """The time of the regexes from the settings in the run ``run`` (an object of the run's that
+    its rules see, which every root it checks shares: its rule registry)."""
+    found = _RUN_TIMES.get(run)
+    if found is None:
+        found = _RUN_TIMES[run] = SettingsTime(RUN_SECONDS, _PROCESS_TIME)
+    return found
+
+
+@dataclass(frozen=True)
+class Overrun:
+    """A regex from the settings that did not run to its end on a claim: it ran longer than
+    :data:`REGEX_TIMEOUT` on it, or (``out_of_time``) the regexes' time was up."""
+
+    setting: str
+    pattern: str
+    out_of_time: bool
+
+    def message(self, code: str) -> str:
+        """What B337 says of it, for the setting of rule ``code``."""
+        setting, pattern = f"the setting {self.setting} of {code}", quoted(self.pattern)
+        if self.out_of_time:
+            return (f"{setting}: the settings' patterns ran out of the time a run gives them ({RUN_SECONDS:g} s, "
+                    f"{PROCESS_SECONDS:g} s in a process, and {SECONDS_PER_MIB:g} s more per MiB of claims) at the pattern "
+                    f"{pattern} on this claim: from there on, claims were classified without them")
+        return f"{setting}: the pattern {pattern} ran longer than {REGEX_TIMEOUT} s on this claim and was taken as not matching it"
+
+
+_T = TypeVar("_T")
+
+
+class _Settings:
+    """The regexes of one setting, run on one claim: those from the settings within their time
+    (:class:`SettingsTime`), and what did not finish noted in ``overruns``; the built-in ones,
+    which run in linear time, as they are (a search with a time limit costs several times one
+    without)."""
+
+    def __init__(self, setting: str, patterns: list[str], text: str, time: SettingsTime | None,
+                 overruns: list[Overrun] | None) -> None:
+        self.setting, self.overruns = setting, overruns
+        self.time = time if time is not None else SettingsTime(RUN_SECONDS)
+        self.trusted = _TRUSTED.issuperset(patterns)
+        if not self.trusted:
+            self.time.grant(len(text))
+
+    def none_match(self, patterns: list[str], text: str) -> bool:
+        """True when no regex of ``patterns`` matches anywhere in ``text`` (False when unsure):
+        one alternation of them all, as a cheap first test before trying each in turn."""
+        combined = _any_of(tuple(patterns)) if len(patterns) > 1 else None  # (one is tried as it is)
+        if combined is None:
+            return False
+        if self.trusted:
+            return combined.search(text) is None
+        return self._timed(lambda timeout: combined.search(text, timeout=timeout) is None, False)
+
+    def search(self, pattern: str, text: str) -> Any:
+        compiled = _compiled(pattern)
+        if pattern in _TRUSTED:
+            return compiled.search(text)
+        return self._timed(lambda timeout: compiled.search(text, timeout=timeout), None, pattern)
+
+    def blank(self, pattern: str, text: str) -> str:
+        """``text`` with what ``pattern`` matches blanked (offsets kept)."""
+        compiled = _compiled(pattern)
+        if pattern in _TRUSTED:
+            return compiled.sub(_spaces, text)
+        return self._timed(lambda timeout: compiled.sub(_spaces, text, timeout=timeout), text, pattern)
+
+    def _timed(self, run: Callable[[float], _T], unfinished: _T, pattern: str | None = None) -> _T:
+        """``run(timeout)`` within the time left, or ``unfinished`` when it did not finish (noted
+        as an overrun of ``pattern``, when one is named)."""
+        left = self.time.remaining()
+        if left <= 0:
+            self._note(pattern, out_of_time=True)
+            return unfinished
+        timeout = min(REGEX_TIMEOUT, left)
+        started = perf_counter()
+        try:
+            return run(timeout)
+        except TimeoutError:
+            self._note(pattern, out_of_time=timeout < REGEX_TIMEOUT)
+            return unfinished
+        finally:
+            self.time.spend(perf_counter() - started)
+
+    def _note(self, pattern: str | None, out_of_time: bool) -> None:
+        if pattern is not None and self.overruns is not None:
+            self.overruns.append(Overrun(self.setting, pattern, out_of_time))
+
+
+def _spaces(match) -> str:
+    return " " * len(match.group(0))
+
+
+def numeric_parts(text: str, names: list[str] = NAMES, overruns: list[Overrun] | None = None,
+                  time: SettingsTime | None = None) -> list[tuple[str, str]]:
     """(kind, text) of every number, percentage, quarter, month-day date and year in a claim;
-    ``may``, ``March`` alone, ``Q&A`` and index names such as ``S&P 500`` are none."""
+    ``may``, ``March`` alone, ``Q&A`` and index names such as ``S&P 500`` are none. The names
+    from the settings run within ``time`` (alone on this claim without it); those that did not
+    finish are added to ``overruns``, and blank nothing."""
     text = claim_text(text)
-    if not _none_match(names, text):
+    settings = _Settings("non-numeric-names", names, text, time, overruns)
+    if not settings.none_match(names, text):
         for name in names:
-            try:  # the names come from the settings: each is bounded in time
-                text = _compiled(name).sub(lambda m: " " * len(m.group(0)), text, timeout=_timeout(name))
-            except TimeoutError:
-                continue
+            text = settings.blank(name, text)
     return [(m.lastgroup, " ".join(m.group(0).split())) for m in _patterns().numeric.finditer(text)]
 
 
-def topics(text: str, policy: list[str] = POLICY_PATTERNS, macro: list[str] = MACRO_PATTERNS) -> dict[str, str]:
-    """The policy tags the keyword classifier gives a claim, each with the words that matched."""
+def topics(text: str, policy: list[str] = POLICY_PATTERNS, macro: list[str] = MACRO_PATTERNS,
+           overruns: list[Overrun] | None = None, time: SettingsTime | None = None) -> dict[str, str]:
+    """The policy tags the keyword classifier gives a claim, each with the words that matched; the
+    patterns from the settings run as in :func:`numeric_parts`, and those that did not finish
+    match nothing."""
     found: dict[str, str] = {}
     text = claim_text(text)
-    for tag, patterns in (("policy_centralbank", policy), ("macro_data", macro)):
-        if _none_match(patterns, text):
+    for tag, setting, patterns in (("policy_centralbank", "policy-patterns", policy), ("macro_data", "macro-patterns", macro)):
+        settings = _Settings(setting, patterns, text, time, overruns)
+        if settings.none_match(patterns, text):
             continue
         for pattern in patterns:
-            try:  # the patterns come from the settings: each is bounded in time
-                match = _compiled(pattern).search(text, timeout=_timeout(pattern))
-            except TimeoutError:
-                match = None
+            match = settings.search(pattern, text)
             if match:
                 found[tag] = match.group(0)
                 break
