@@ -155,12 +155,12 @@ def find_settings(start: Path) -> tuple[Path, dict[str, Any], Path | None]:
     fallback = None
     for folder in (start, *start.parents):
         candidate = folder / "pyproject.toml"
-        if candidate.is_file():
+        if _is_file(candidate):
             table = _read_table(candidate, pyproject=True)
             if table is not None:
                 return folder.resolve(), table, candidate.resolve()
             fallback = fallback or folder
-        elif (folder / ".git").exists():
+        elif _exists(folder / ".git"):
             fallback = fallback or folder
     if fallback is None:
         here = Path(os.path.abspath(os.getcwd()))
@@ -171,7 +171,29 @@ def find_settings(start: Path) -> tuple[Path, dict[str, Any], Path | None]:
 def has_settings(folder: Path) -> bool:
     """Whether ``folder`` holds a ``pyproject.toml`` with a ``[tool.citations]`` table."""
     candidate = folder / "pyproject.toml"
-    return candidate.is_file() and _read_table(candidate, pyproject=True) is not None
+    return _is_file(candidate) and _read_table(candidate, pyproject=True) is not None
+
+
+def _is_file(path: Path) -> bool:
+    """``path.is_file()``, with a name the system cannot resolve (a symlink to a name too long, a
+    path past PATH_MAX) a settings error rather than an OSError."""
+    try:
+        return path.is_file()
+    except OSError as exc:
+        raise _unresolvable(path, exc) from None
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except OSError as exc:
+        raise _unresolvable(path, exc) from None
+
+
+def _unresolvable(path: Path, exc: OSError) -> ConfigError:
+    from pytest_citations.core.diagnostics import clipped
+
+    return ConfigError(f"{clipped(path.as_posix(), 200)}: cannot read settings: {exc.strerror or exc}")
 
 
 def _read_table(path: Path, pyproject: bool) -> dict[str, Any] | None:

@@ -73,6 +73,19 @@ def test_a_settings_file_that_is_a_symlink_with_a_target_name_too_long_is_a_sett
     assert "INTERNALERROR" not in done.stdout + done.stderr
 
 
+def test_a_file_named_in_a_folder_whose_settings_file_cannot_be_resolved_is_a_settings_error(tmp_path):
+    """Was: the settings lookup for a file named on the command line raised OSError, an internal
+    error (exit 2) instead of the settings error it is."""
+    root = _repo(tmp_path)
+    folder = root / HOSTILE
+    folder.mkdir()
+    os.symlink(LONG_TARGET, folder / "pyproject.toml")
+    (folder / "a.md").write_text("# a\n")
+    done = citations(root, f"{HOSTILE}/a.md")
+    assert done.returncode == 2 and "cannot read settings" in done.stderr and "internal error" not in done.stderr
+    assert_no_traceback_and_no_command(done)
+
+
 def test_an_artifact_that_is_a_symlink_with_a_target_name_too_long_is_a_c001_in_both_front_ends(tmp_path):
     """Was: pytest's INTERNALERROR (pytest asked whether the item's path is a file)."""
     repo = _repo(tmp_path)
