@@ -23,6 +23,17 @@ SNIFF_BYTES = 64 * 1024
 _INCLUDED, _SNIFFED, _CONTENT_DECIDES = 0, 1, 2
 
 
+
+def head_fills_window(head: str) -> bool:
+    """Whether ``head`` may be only the start of its file: it fills the sniff window
+    (``SNIFF_BYTES`` of UTF-8, its last character perhaps cut and replaced by U+FFFD). A character
+    takes at most four bytes, so a head of under a quarter of the window is never encoded. A kind
+    whose format may show only past the head asks it before looking further."""
+    if len(head) >= SNIFF_BYTES:
+        return True
+    return len(head) * 4 >= SNIFF_BYTES - 3 and len(head.encode("utf-8", "surrogatepass")) >= SNIFF_BYTES - 3
+
+
 class Discovery:
     """The files of one root and the kinds that claim them, each worked out once per run.
 

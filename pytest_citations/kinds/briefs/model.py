@@ -35,6 +35,7 @@ from typing import Any, NamedTuple, cast
 
 from pytest_citations.core import globs, markdown_text
 from pytest_citations.core.suppressions import markdown_directives
+from pytest_citations.discovery import head_fills_window
 from pytest_citations.kinds import Reported
 from pytest_citations.kinds.briefs.headings import abstain_sections, heading_key, heading_titles
 from pytest_citations.kinds.briefs.inline import (
@@ -56,7 +57,6 @@ from pytest_citations.kinds.briefs.plain_reader import _plain_blocks
 from pytest_citations.kinds.briefs.recognition import (
     ABSTAIN_PREFIXES,
     ABSTAIN_STATUS,
-    _fills_window,
     _is_brief,
     looks_like_brief,
     may_be_brief,
@@ -474,7 +474,7 @@ class Briefs:
         # the head only, without the settings: custom headings are claimed through `include`
         if may_be_brief(head) and looks_like_brief(head, CLAIM_SECTIONS, "References"):
             return True
-        return _fills_window(head) and opens_a_brief(head, CLAIM_SECTIONS)
+        return head_fills_window(head) and opens_a_brief(head, CLAIM_SECTIONS)
 
     def sniff_long(self, head: str, text: Iterable[str]) -> bool:
         """Whether a file whose head :meth:`sniff` does not claim is a brief past it: a head that
@@ -483,7 +483,7 @@ class Briefs:
         searched for two claim-section headings (:func:`recognition.names_a_brief`), a bounded
         pass that stops at the first that shows them; the whole file is then held to the rule of
         every brief when it is read (:meth:`units`)."""
-        return _fills_window(head) and names_a_brief(text, CLAIM_SECTIONS)
+        return head_fills_window(head) and names_a_brief(text, CLAIM_SECTIONS)
 
     def declared(self, ctx) -> bool:
         """Whether the settings claim the file as a brief by its path (the kind's ``include``

@@ -137,15 +137,6 @@ def not_a_brief_because(text: str, claim_sections: list[str], references: str) -
     return f"it lacks a {references} heading or a [N] marker or abstain marker in a claim section's bullet"
 
 
-def _fills_window(head: str) -> bool:
-    """Whether ``head`` may be only the start of its file: it fills the engine's sniff window
-    (``SNIFF_BYTES`` of UTF-8, its last character perhaps cut and replaced by U+FFFD). A character
-    takes at most four bytes, so a head of under a quarter of the window is never encoded."""
-    from pytest_citations.discovery import SNIFF_BYTES
-
-    if len(head) >= SNIFF_BYTES:
-        return True
-    return len(head) * 4 >= SNIFF_BYTES - 3 and len(head.encode("utf-8", "surrogatepass")) >= SNIFF_BYTES - 3
 
 
 def names_a_brief(pieces: Iterable[str], claim_sections: list[str]) -> bool:

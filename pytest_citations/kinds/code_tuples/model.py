@@ -37,7 +37,7 @@ from typing import Any
 from pytest_citations.core import git_history, jsonlines
 from pytest_citations.core.json_positions import plain, scan_json
 from pytest_citations.core.suppressions import markdown_directives
-from pytest_citations.discovery import SNIFF_BYTES
+from pytest_citations.discovery import head_fills_window
 from pytest_citations.kinds import Reported
 
 # the run-wide index git.head (R408's history lookups consult it), declared beside the history it
@@ -126,13 +126,6 @@ def _line_number(digits: str) -> int:
 # -- the kind ---------------------------------------------------------------------------------------
 
 
-def _fills_window(head: str) -> bool:
-    """Whether ``head`` may be only the start of its file: it fills the engine's sniff window
-    (``SNIFF_BYTES`` of UTF-8, its last character perhaps cut and replaced by U+FFFD). A character
-    takes at most four bytes, so a head of under a quarter of the window is never encoded."""
-    if len(head) >= SNIFF_BYTES:
-        return True
-    return len(head) * 4 >= SNIFF_BYTES - 3 and len(head.encode("utf-8", "surrogatepass")) >= SNIFF_BYTES - 3
 
 
 class CodeTuples:
@@ -163,7 +156,7 @@ class CodeTuples:
             return True
         # A bracket the head's end cuts may be a tuple padded past it, in Markdown; a JSON head cut
         # inside its own brackets (a deep array, a long line) says nothing of the sort.
-        return not json_like and _fills_window(head) and ends_inside_a_tuple(head)
+        return not json_like and head_fills_window(head) and ends_inside_a_tuple(head)
 
     def units(self, ctx) -> Iterator[Tuple | Reported]:
         rel = ctx.rel.lower()
