@@ -5,26 +5,19 @@ a few hundred characters of any value from a file; a file keeps at most KEPT_PER
 of each code, and one C009 counts the others. Settings globs match in time linear in the path
 and the glob, and a checkout may nest folders a thousand deep.
 
-The exhaustion cases run ``citations check`` or ``pytest --citations`` in a child process through
-a measuring process of its own (so that the peak memory is the child's alone), and assert the
-outcome, that the child ended in under 5 s and that its peak resident memory stayed under
-200 MB. A case that runs away is stopped sooner: the child has a time limit and a 2 GiB address
-space.
+The exhaustion cases run ``citations check`` in a child process, measured (:mod:`bounded_run`).
 """
 
 from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
-from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bounded_run import check_bounded, pytest_bounded, repo_with
 from pytest_citations.core.decisions import _suppressor
 from pytest_citations.core.diagnostics import CONTEXT_REACH, MESSAGE_LIMIT, Diagnostic, Severity, clipped, quoted
 from pytest_citations.core.suppressions import Directive, apply
@@ -32,77 +25,6 @@ from pytest_citations.engine import KEPT_PER_CODE, Engine
 from pytest_citations.frontends.cli import main
 from pytest_citations.frontends.reporters import FORMATS, render
 from pytest_citations.frontends.reporters._common import source_lines
-
-SECONDS = 5.0
-MEGABYTES = 200
-RUNAWAY_SECONDS = 30  # a child still running then is stopped: the case failed
-
-_MEASURE = """
-import json, resource, subprocess, sys
-limit, out_path, *command = sys.argv[1:]
-
-def cap():
-    resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
-
-with open(out_path, "wb") as out:
-    try:
-        done = subprocess.run(command, stdout=out, stderr=subprocess.PIPE, timeout=float(limit), preexec_fn=cap)
-        status, err = done.returncode, done.stderr
-    except subprocess.TimeoutExpired as exc:
-        status, err = None, exc.stderr or b""
-usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-seconds = usage.ru_utime + usage.ru_stime  # CPU time: the work done, whatever else runs on the machine
-peak = usage.ru_maxrss / 1024
-print(json.dumps({"status": status, "seconds": seconds, "megabytes": peak, "stderr": err[-3000:].decode("utf-8", "replace")}))
-"""
-
-
-@dataclass
-class Outcome:
-    status: int | None  # None: stopped after RUNAWAY_SECONDS
-    seconds: float
-    megabytes: float
-    output: str
-    stderr: str
-
-    def assert_bounded(self) -> None:
-        assert self.status is not None, f"still running after {RUNAWAY_SECONDS} s"
-        assert "Traceback" not in self.stderr and "INTERNALERROR" not in self.output, self.stderr + self.output[-3000:]
-        assert self.seconds < SECONDS, f"took {self.seconds:.1f} s"
-        assert self.megabytes < MEGABYTES, f"peak memory {self.megabytes:.0f} MB"
-
-    def diagnostics(self) -> list[dict]:
-        return json.loads(self.output)["diagnostics"]
-
-
-def run_bounded(cwd: Path, *command: str) -> Outcome:
-    """``command`` run in ``cwd`` as a child of a measuring process: its exit status, time, peak
-    memory and output."""
-    out = cwd.parent / f"{cwd.name}-output"
-    measured = subprocess.run([sys.executable, "-c", _MEASURE, str(RUNAWAY_SECONDS), str(out), *command],
-                              capture_output=True, text=True, check=True, cwd=cwd)
-    result = json.loads(measured.stdout)
-    return Outcome(result["status"], result["seconds"], result["megabytes"],
-                   out.read_text(encoding="utf-8", errors="replace"), result["stderr"])
-
-
-def check_bounded(repo: Path, *options: str) -> Outcome:
-    return run_bounded(repo, sys.executable, "-m", "pytest_citations", "check", ".", "--no-cache", *options)
-
-
-def pytest_bounded(repo: Path) -> Outcome:
-    return run_bounded(repo, sys.executable, "-m", "pytest", "--citations", "-p", "no:cacheprovider", "-p", "no:randomly",
-                       "-q", ".")
-
-
-def repo_with(root: Path, files: dict[str, str]) -> Path:
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "pyproject.toml").write_text("[tool.citations]\n")
-    for rel, text in files.items():
-        target = root / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
-    return root
 
 
 def one_line_memory(count: int) -> str:

@@ -1,8 +1,6 @@
 """Exhaustion (issue 18; docs/security.md, "every input is bounded"): committed files that made a
 check run for minutes or take gigabytes. Each case runs ``citations check`` in a child process,
-through a measuring process of its own (so that the peak memory is the check's alone), and asserts
-the findings, that it ended in under 5 s, and that its peak resident memory stayed under 200 MB. A
-case that would run away is stopped sooner: the child has a time limit and a 2 GiB address space.
+measured (:mod:`bounded_run`), and asserts the findings and that the child stayed in its bounds.
 
 The evidence store (``evidence_store.py``), EAR ids (``ear_ids.py``, ``kinds/ear_ids.py``,
 ``rules/ear_ids.py``), memories (``rules/memories.py`` and the memory index) and the streaming
@@ -11,22 +9,20 @@ read of ``sources.iter_lines``.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
 import shutil
-import signal
 import sqlite3
 import subprocess
 import sys
-import time
-from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
+from bounded_run import Outcome, run_bounded
 from conftest import PROJECT
+from cpu_bounds import assert_cpu_under, cpu_time_under, stopped_after
 from pytest_citations import engine
 from pytest_citations.engine import Engine
 from pytest_citations.kinds.briefs import evidence_store
@@ -37,59 +33,9 @@ from pytest_citations.kinds.memories import graph_rules
 from pytest_citations.kinds.memories.memory_index import MemoryIndex, supersedes_loops
 from url_records import valid_record
 
-SECONDS = 5.0
-MEGABYTES = 200
-RUNAWAY_SECONDS = 30  # a child still running then is stopped: the case failed
-
-_MEASURE = """
-import json, resource, subprocess, sys
-limit, out_path, *command = sys.argv[1:]
-
-def cap():
-    resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
-
-with open(out_path, "wb") as out:
-    try:
-        done = subprocess.run(command, stdout=out, stderr=subprocess.PIPE, timeout=float(limit), preexec_fn=cap)
-        status, err = done.returncode, done.stderr
-    except subprocess.TimeoutExpired as exc:
-        status, err = None, exc.stderr or b""
-usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-seconds = usage.ru_utime + usage.ru_stime  # CPU time: the work done, whatever else runs on the machine
-peak = usage.ru_maxrss / 1024
-print(json.dumps({"status": status, "seconds": seconds, "megabytes": peak, "stderr": err[-2000:].decode("utf-8", "replace")}))
-"""
-
-
-@dataclass
-class Outcome:
-    status: int | None  # None: stopped after RUNAWAY_SECONDS
-    seconds: float
-    megabytes: float
-    output: bytes
-    stderr: str
-
-    def assert_bounded(self) -> None:
-        assert self.status is not None, f"still running after {RUNAWAY_SECONDS} s"
-        assert self.seconds < SECONDS, f"took {self.seconds:.1f} s"
-        assert self.megabytes < MEGABYTES, f"peak memory {self.megabytes:.0f} MB"
-        assert "Traceback" not in self.stderr, self.stderr
-
-    def findings(self) -> list[tuple[str, int, str, str]]:
-        """(path, line, code, message) of each diagnostic of a ``--format json`` run."""
-        return [(d["path"], d["line"], d["code"], d["message"]) for d in json.loads(self.output)["diagnostics"]]
-
-
-def run_bounded(tmp_path: Path, *command: str) -> Outcome:
-    """``command`` run as a child of a measuring process: its exit status, time and peak memory."""
-    out = tmp_path / "child-output"
-    measured = subprocess.run([sys.executable, "-c", _MEASURE, str(RUNAWAY_SECONDS), str(out), *command],
-                              capture_output=True, text=True, check=True, cwd=tmp_path)
-    result = json.loads(measured.stdout)
-    return Outcome(result["status"], result["seconds"], result["megabytes"], out.read_bytes(), result["stderr"])
-
 
 def check_bounded(tmp_path: Path, root: Path) -> Outcome:
+    """``citations check`` of ``root`` from ``tmp_path``, as JSON, without the result cache."""
     return run_bounded(tmp_path, sys.executable, "-m", "pytest_citations", "check", "--format", "json", "--no-cache", str(root))
 
 
@@ -245,7 +191,7 @@ def test_the_stores_of_a_run_share_one_time_budget_nested_roots_included(tmp_pat
         outcome = run_bounded(tmp_path, sys.executable, "-m", "pytest", "--citations", "-p", "no:cacheprovider",
                               "-p", "no:randomly", "-q", str(top))
         outcome.assert_bounded()
-        messages = dict(re.findall(r"^(?:checkout/)?(root\d+)/repo/briefs/valid\.md:1:1: B318 (.*)$", outcome.output.decode(), re.MULTILINE))
+        messages = dict(re.findall(r"^(?:checkout/)?(root\d+)/repo/briefs/valid\.md:1:1: B318 (.*)$", outcome.output, re.MULTILINE))
     assert sorted(messages) == [f"root{n}" for n in range(10)]
     own = f"evidence store {SQL_DUMP}: loading it took longer than {round(load_budget(top / 'root0' / 'repo'), 2):g} s"
     shared = (f"evidence store {SQL_DUMP}: the evidence stores of this run took longer than it allows them (2 s, 1 s "
@@ -405,10 +351,8 @@ def test_a_query_past_its_time_budget_ends_and_the_store_is_read_no_further(tmp_
     with pytest.raises(evidence_store.StoreError, match="^" + expected.replace(".", r"\.") + "$"):
         store.markers("briefs/other.md")
     monkeypatch.setattr(evidence_store, "STATEMENT_SECONDS", 2.0)
-    started = time.process_time()
-    with pytest.raises(evidence_store.StoreError, match="read no further"):
+    with cpu_time_under(0.1), pytest.raises(evidence_store.StoreError, match="read no further"):
         store.has_document("doc_1")  # a cheap query, refused at once: the store is spent
-    assert time.process_time() - started < 0.1
 
 
 def test_a_query_past_its_time_budget_gives_the_brief_a_diagnostic_not_a_pass(tmp_path, monkeypatch):
@@ -470,7 +414,7 @@ def stale_message(outcome: Outcome, front_end: str) -> str:
     if front_end == "citations check":
         found = [message for path, line, code, message in outcome.findings() if code == "R408"]
     else:
-        found = re.findall(r"^(?:\S*/)?notes/t\.md:1:\d+: R408 (.*)$", outcome.output.decode(), re.MULTILINE)
+        found = re.findall(r"^(?:\S*/)?notes/t\.md:1:\d+: R408 (.*)$", outcome.output, re.MULTILINE)
     assert len(found) == 1, outcome.output[-2000:]
     return found[0]
 
@@ -538,7 +482,7 @@ def test_every_ear_id_check_is_linear_on_hostile_text(tmp_path):
     takes milliseconds (was: quadratic, ``EAR-777.`` + 3000 digits + ``(`` alone 0.4 s a call)."""
     outcome = run_bounded(tmp_path, sys.executable, "-c", EAR_SWEEP)
     outcome.assert_bounded()
-    assert json.loads(outcome.output) < 0.25
+    assert_cpu_under(json.loads(outcome.output), 0.25)
 
 
 EAR_LONG_IDS = r"""
@@ -637,23 +581,6 @@ def test_a_corpus_of_repeated_ids_and_anchors_gives_short_messages(tmp_path):
     assert len(repeats) == kept
 
 
-@contextlib.contextmanager
-def within(seconds: float):
-    """Stop the block with TimeoutError when it runs longer than ``seconds`` (Python code is
-    interrupted between two steps), so that a quadratic loop fails the test instead of hanging it."""
-
-    def expire(signum, frame):
-        raise TimeoutError(f"still running after {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-
-
 CORPUS_REL = "data/corpus.jsonl"
 
 
@@ -673,7 +600,7 @@ def test_duplicate_doc_ids_are_found_in_linear_time(monkeypatch):
     index = CorpusIndex({"EAR-736.2": [(CORPUS_REL, unit.line) for unit in units]}, {(CORPUS_REL, unit.line) for unit in units})
     monkeypatch.setattr(corpus_rules, "corpus_index", lambda engine: index)
     ctx = _rule_context()
-    with within(5):
+    with stopped_after(5):
         found = [finding for unit in units for finding in corpus_rules.ear_duplicate_doc_id.check(unit, ctx)]
     assert len(found) == 49_999
     assert found[0].message == "doc_id 'EAR-736.2' is already the doc_id of the record at line 1"
@@ -685,7 +612,7 @@ def test_anchor_sequences_are_checked_in_linear_time(monkeypatch):
     units = [_corpus_unit(line, f"EAR-740.1#p{(line - 1) % 9999 + 1:04d}") for line in range(1, 50_001)]
     monkeypatch.setattr(corpus_rules, "anchor_index", lambda engine: AnchorIndex({}, ()))
     ctx = _rule_context()
-    with within(5):
+    with stopped_after(5):
         found = [finding for unit in units for finding in corpus_rules.ear_anchor_sequence.check(unit, ctx)]
     assert len(found) == 50_000 - 9999
     assert found[0].message == "anchor #p0001 of 'EAR-740.1' already appears on line 1"
@@ -760,10 +687,9 @@ def test_supersedes_loops_of_twenty_thousand_memories_take_linear_time():
     edges = {f"m{n}": [f"m{(n + 1) % size}"] for n in range(size)}  # one loop of them all
     edges.update({f"c{n}": [f"c{n + 1}"] for n in range(size)})  # a chain: no loop
     edges["self"] = ["self", "m0"]
-    started = time.process_time()
-    index = MemoryIndex({}, edges)
-    cycles = [graph_rules._supersedes_cycle(start, edges, loop) for start in edges if (loop := index.loop_of(start))]
-    assert time.process_time() - started < 2
+    with cpu_time_under(2):
+        index = MemoryIndex({}, edges)
+        cycles = [graph_rules._supersedes_cycle(start, edges, loop) for start in edges if (loop := index.loop_of(start))]
     loops = supersedes_loops(edges)
     assert sorted(loops) == sorted([*(f"m{n}" for n in range(size)), "self"])
     assert loops["self"] == {"self"}

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cpu_bounds import assert_cpu_under
 from pytest_citations.core.globs import _compile_any, _glob_regex, literal_prefix, matches
 
 
@@ -184,7 +185,7 @@ def test_the_globs_of_a_list_cost_one_pass_over_a_path_whatever_their_number():
     many = globs.matcher(tuple(f"**/q{i}/**/z" for i in range(256)))
     start = time.process_time()
     assert not any(many(path) for path in paths)
-    assert time.process_time() - start < 0.5
+    assert_cpu_under(time.process_time() - start, 0.5)
 
 
 def test_an_automaton_remembers_a_bounded_number_of_states(tmp_path):

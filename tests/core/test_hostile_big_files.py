@@ -8,8 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
-from test_exhaustion import RUNAWAY_SECONDS, check_bounded
+from test_exhaustion import check_bounded
 
+from bounded_run import RUNAWAY_SECONDS
 from pytest_citations.core import sources
 from pytest_citations.core.sources import Line, LongLine, SourceError
 from pytest_citations.kinds.url_citations.urls import cid_for

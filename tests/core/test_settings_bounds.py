@@ -13,7 +13,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_bounded_output import check_bounded, pytest_bounded, repo_with
+
+from bounded_run import check_bounded, pytest_bounded, repo_with
 
 # -- nesting ----------------------------------------------------------------------------------
 

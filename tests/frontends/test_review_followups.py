@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from cpu_bounds import assert_cpu_under
 from pytest_citations.core.config import parse_config
 from pytest_citations.engine import Engine, load_plugins
 
@@ -142,9 +143,9 @@ def test_a_citation_with_only_the_spec_fields_gets_no_warning(tmp_path):
 def test_a_long_unknown_citation_field_is_named_by_its_ends_and_checked_quickly(tmp_path):
     key = "k" * 1000  # YAML allows a simple key up to 1024 characters
     root = _repo(tmp_path, _memory_citing(f"    {key}: 1\n"))
-    started = time.perf_counter()
+    started = time.process_time()
     found = _check(root)
-    assert time.perf_counter() - started < 5
+    assert_cpu_under(time.process_time() - started, 5)
     assert [code for *_, code, _ in found] == ["M216"]
     assert len(found[0][4]) < 400 and "did you mean" not in found[0][4]
 
@@ -258,13 +259,14 @@ def _sniffed_within_bounds(head: str) -> bool:
 
     assert len(head) <= 65_536
     tracemalloc.start()
-    started = time.perf_counter()
+    started = time.process_time()
     try:
         claimed = KIND.sniff(head)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert time.perf_counter() - started < 5 and peak < 200 * 2**20
+    assert_cpu_under(time.process_time() - started, 5)
+    assert peak < 200 * 2**20
     return claimed
 
 
@@ -345,9 +347,9 @@ def test_the_anchor_sequences_of_many_shards_are_found_in_one_pass(tmp_path):
     root = _repo(tmp_path, {
         f"corpus/c-{shard}.jsonl": "".join(chunks[shard * 12_500 : (shard + 1) * 12_500]) for shard in range(4)
     })
-    started = time.perf_counter()
+    started = time.process_time()
     index = anchor_index(_engine(root))
-    assert time.perf_counter() - started < 5
+    assert_cpu_under(time.process_time() - started, 5)
     tracemalloc.start()
     try:
         anchor_index(_engine(root))  # again, with its memory traced (which slows it down)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 from brief_examples import _QREGISTRY, _cite, _sidecar
 
+from cpu_bounds import assert_cpu_under
 from pytest_citations.engine import Engine
 from pytest_citations.kinds.briefs import model as briefs
 from pytest_citations.kinds.briefs.claims import numeric_parts
@@ -224,7 +225,7 @@ def test_a_hostile_entry_is_read_in_linear_time(body):
     start = time.process_time()
     entry = entry_of(body)
     assert (entry.reference is None) != (entry.problem is None)
-    assert time.process_time() - start < 2.0
+    assert_cpu_under(time.process_time() - start, 2.0)
 
 
 @pytest.mark.parametrize("heading", ["!" * 200_000 + "a", "*a" * 100_000, "1. " * 60_000 + "References", "_" * 200_000])
@@ -234,4 +235,4 @@ def test_a_hostile_heading_is_compared_in_linear_time(heading):
     start = time.process_time()
     briefs.heading_key(heading)
     briefs.heading_titles(f"## {heading}\n{heading}\n===\n")
-    assert time.process_time() - start < 2.0
+    assert_cpu_under(time.process_time() - start, 2.0)

@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import PROJECT, TESTS
+from cpu_bounds import assert_cpu_under
 from frontends import from_cli, from_engine, from_pytest
 from pytest_citations.discovery import SNIFF_BYTES
 from pytest_citations.engine import Engine
@@ -277,7 +278,7 @@ def test_the_scan_past_the_window_is_linear():
     start = time.process_time()
     assert not briefs.KIND.sniff_long(head, iter([text]))
     assert briefs.KIND.sniff_long(head, iter([text, "## Prevailing View\n- a [1]\n## Counterarguments\n- b [1]\n"]))
-    assert time.process_time() - start < 5.0
+    assert_cpu_under(time.process_time() - start, 5.0)
 
 
 @pytest.mark.parametrize("folder", ["ai-agents-head", "pai-opencode-head"])
@@ -769,7 +770,7 @@ def test_the_claims_of_hostile_bullets_are_read_in_linear_time():
     start = time.process_time()
     brief = briefs.read_brief("b.md", text, OPTIONS)
     claims = [bullet.claim for bullet in brief.bullets]
-    assert time.process_time() - start < 10.0
+    assert_cpu_under(time.process_time() - start, 10.0)
     assert [len(c) for c in claims] == [len(b.text) for b in brief.bullets]
     assert [bool(re.search(r"[0-9]", c.replace("[1]", ""))) for c in claims[:12:2]] == [False, False, False, False, False, False]
 
@@ -783,7 +784,7 @@ def test_numbering_of_many_entries_is_checked_fast():
     brief = briefs.read_brief("b.md", "## References\n" + "".join(f"[{n}] x\n" for n in numbers), OPTIONS)
     start = time.process_time()
     messages = [f.message for f in references_out_of_order.check(brief, None)]
-    assert time.process_time() - start < 2.0
+    assert_cpu_under(time.process_time() - start, 2.0)
     assert len(messages) == 10000 and "References entry [1] comes after [20000]: sort by citation number" in messages
 
 
@@ -804,5 +805,5 @@ def test_heading_heavy_heads_and_reports_are_read_in_linear_time():
     assert briefs.KIND.sniff(("## Prevailing View\n" + "### a\n" * 20000)[:SNIFF_BYTES])
     assert not briefs.KIND.sniff(("## x\n" * 20000)[:SNIFF_BYTES])
     sections = briefs.abstain_sections("## Synthesis Status: Insufficient Evidence\n" + "## a\nb\n### c\n" * 100000)
-    assert time.process_time() - start < 5.0
+    assert_cpu_under(time.process_time() - start, 5.0)
     assert sections == {"synthesis status: insufficient evidence": (1, False), "a": (2, True), "c": (4, False)}

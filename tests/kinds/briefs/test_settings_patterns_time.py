@@ -14,8 +14,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from test_bounded_output import check_bounded, pytest_bounded
 
+from bounded_run import check_bounded, pytest_bounded
 from conftest import PROJECT
 from pytest_citations.engine import Engine, load_plugins
 from pytest_citations.kinds.briefs import claims
