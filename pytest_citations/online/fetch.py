@@ -68,7 +68,7 @@ if TYPE_CHECKING:
     from pytest_citations.online.page_text import PageText
 
 OUTCOMES = ("ok", "dns", "connect", "tls", "timeout", "refused-scheme", "refused-address", "robots",
-            "redirect-loop", "too-many-redirects", "retry-after")
+            "redirect-loop", "too-many-redirects", "retry-after", "time-up")
 USER_AGENT = f"pytest-citations/{__version__} (citation checker)"
 ACCEPT = "text/html,application/xhtml+xml,application/pdf;q=0.9,text/plain;q=0.8,*/*;q=0.5"
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
@@ -99,6 +99,9 @@ class FetchSettings:
     refresh: bool = False  # ignore cached answers (still write new ones)
     robots: bool = True
     backoff: float = 0.5  # seconds before the first retry; doubled for each further one (with jitter)
+    # seconds a run fetches at most (wall time): a checkout may cite thousands of URLs of a host that
+    # asks to wait or never answers; what is not answered by then is "time-up", not checked
+    time_limit: float = 300.0
 
 
 @dataclass(frozen=True)
@@ -149,6 +152,18 @@ def fetch_all(wanted: Iterable[Wanted], settings: FetchSettings, page: Page,
         wants[item.url] = wants.get(item.url, False) or item.text
     run = _Run(settings, page, ResponseCache(cache_folder), progress)
     return run.in_a_thread(wants)
+
+
+class _TimeUp(Exception):
+    """The run's time limit (FetchSettings.time_limit) has passed."""
+
+
+def duration_phrase(seconds: float) -> str:
+    """``300`` as "5 min", ``90`` as "90 s", ``7200`` as "2 h"."""
+    for unit, size in (("h", 3600), ("min", 60)):
+        if seconds >= size and seconds % size == 0:
+            return f"{int(seconds // size)} {unit}"
+    return f"{seconds:g} s"
 
 
 @dataclass
@@ -355,21 +370,36 @@ class _Run:
             elif self._revalidates(entry, wants[url]):
                 stale[url] = entry
         window = max(64, 2 * self.settings.total_concurrency)
+        deadline = asyncio.get_running_loop().time() + self.settings.time_limit
         pending: set[asyncio.Task[tuple[Answer, bool | None]]] = set()
-        for url in _taking_sites_in_turn(url for url in wants if url not in answers):
-            if len(pending) >= window:
-                pending = await self._collect(pending, answers)
-            pending.add(asyncio.ensure_future(self._answer(url, wants[url], stale.get(url))))
-        while pending:
-            pending = await self._collect(pending, answers)
+        try:
+            for url in _taking_sites_in_turn(url for url in wants if url not in answers):
+                if len(pending) >= window:
+                    await self._collect(pending, answers, deadline)
+                pending.add(asyncio.ensure_future(self._answer(url, wants[url], stale.get(url))))
+            while pending:
+                await self._collect(pending, answers, deadline)
+        except _TimeUp:
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+            detail = f"the online check's time for a run ({duration_phrase(self.settings.time_limit)}) was up"
+            for url in wants:
+                if url not in answers:
+                    self._record(answers, _Chain(url, wants[url]).answer("time-up", detail), None)
 
     async def _collect(self, pending: set[asyncio.Task[tuple[Answer, bool | None]]],
-                       answers: dict[str, Answer]) -> set[asyncio.Task[tuple[Answer, bool | None]]]:
-        done, rest = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                       answers: dict[str, Answer], deadline: float) -> None:
+        """Take the answers of the tasks of ``pending`` that end first (removed from it); raise
+        _TimeUp once ``deadline`` has passed."""
+        loop = asyncio.get_running_loop()
+        done, _ = await asyncio.wait(pending, timeout=max(0.0, deadline - loop.time()), return_when=asyncio.FIRST_COMPLETED)
         for task in done:
+            pending.discard(task)
             answer, keep = task.result()
             self._record(answers, answer, keep)
-        return rest
+        if loop.time() >= deadline:
+            raise _TimeUp
 
     def _record(self, answers: dict[str, Answer], answer: Answer, kept: bool | None) -> None:
         """Take ``answer``, and keep it in the cache unless ``kept`` is None (see

@@ -27,6 +27,14 @@ def duration(text: str) -> float:
     return float(match["number"]) * _UNITS[match["unit"]]
 
 
+def positive_duration(text: str) -> float:
+    """A :func:`duration` over 0."""
+    seconds = duration(text)
+    if not seconds > 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is no time at all: give a duration such as 30s, 15m or 1h")
+    return seconds
+
+
 def positive_number(text: str) -> float:
     try:
         value = float(text)
@@ -99,6 +107,9 @@ OPTIONS: tuple[tuple[str, str, dict[str, Any]], ...] = (
                         "loopback or link-local; comma-separated, repeatable (also $CITATIONS_ONLINE_ALLOW)"}),
     ("timeout", "timeout", {"type": positive_number, "metavar": "SECONDS",
                             "help": "give up on a request after SECONDS (default 10)"}),
+    ("time-limit", "time_limit", {"type": positive_duration, "metavar": "DURATION",
+                                  "help": "stop fetching after DURATION in all (30s, 15m, 1h; default 5m): the URLs not "
+                                  "answered by then are not checked (W706)"}),
     ("host-concurrency", "host_concurrency", {"type": positive_integer, "metavar": "N",
                                               "help": "requests in flight to one host at most (default 2)"}),
     ("host-interval", "host_interval", {"type": non_negative_number, "metavar": "SECONDS",
@@ -133,6 +144,7 @@ def online_request(read: Callable[[str], Any], prefix: str) -> OnlineRequest:
     values = {attribute: read(f"{dest}_{attribute}") for _, attribute, _ in OPTIONS}
     return OnlineRequest(
         refresh=bool(values["refresh"]), allow=tuple(values["allow"] or ()), timeout=values["timeout"],
+        time_limit=values["time_limit"],
         host_concurrency=values["host_concurrency"], host_interval=values["host_interval"], max_age=values["max_age"],
         connect_to=dict(values["connect_to"] or ()),
     )

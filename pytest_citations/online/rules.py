@@ -373,9 +373,10 @@ def unchecked_url(c: WebCitation, ctx: RuleContext) -> Iterator[Finding]:
     """
     ## What it does
     In an online run, reports a cited URL that could not be checked: it timed out, answered 429 or
-    5xx to the last retry, asked to wait longer than the check waits (`Retry-After`), or its
-    `robots.txt` does not let the checker fetch it; and a quote whose page gives no text to check
-    it against (a type with no text, or a PDF without the `pdf` extra).
+    5xx to the last retry, asked to wait longer than the check waits (`Retry-After`), its
+    `robots.txt` does not let the checker fetch it, or the run's time limit
+    (`--online-time-limit`, 5 minutes) was up before it was answered; and a quote whose page
+    gives no text to check it against (a type with no text, or a PDF without the `pdf` extra).
 
     ## Why is this bad?
     Nothing is known of such a citation. It is a warning, not an error: the page may be fine, and

@@ -55,6 +55,7 @@ class OnlineRequest:
     refresh: bool = False
     allow: tuple[str, ...] = ()
     timeout: float | None = None
+    time_limit: float | None = None
     host_concurrency: int | None = None
     host_interval: float | None = None
     max_age: float | None = None
@@ -66,7 +67,7 @@ class OnlineRequest:
         except ImportError:
             raise OnlineUnavailable(MISSING) from None
         given: dict[str, Any] = {name: value for name, value in (
-            ("timeout", self.timeout), ("host_concurrency", self.host_concurrency),
+            ("timeout", self.timeout), ("time_limit", self.time_limit), ("host_concurrency", self.host_concurrency),
             ("host_interval", self.host_interval), ("max_age", self.max_age),
         ) if value is not None}
         allowed = tuple(part.strip() for part in os.environ.get(ALLOW_VARIABLE, "").split(",") if part.strip())
@@ -114,6 +115,13 @@ def fetch(engine: Engine, tasks: list[Task], request: OnlineRequest, cache_folde
         progress.close()
     notices = [f"warning: --online-connect-to {host}:{port} matches no cited URL"
                for host, port in settings.connect_to if not any(_origin(w.url) == (host, port) for w in asked)]
+    not_checked = sum(answer.outcome == "time-up" for answer in answers.values())
+    if not_checked:
+        from pytest_citations.online.fetch import duration_phrase
+
+        notices.append(f"warning: the online check's time ({duration_phrase(settings.time_limit)}) was up: {not_checked} of "
+                       f"{len(answers)} URLs were not checked (W706); --online-time-limit "
+                       "(--citations-online-time-limit under pytest) gives it more")
     if _network_unreachable(answers):
         notices.append(f"warning: the network looks unreachable: none of the {len({_host(url) for url in answers})} "
                        "cited hosts answered, so no URL was judged (W706)")

@@ -546,3 +546,31 @@ def test_the_page_text_a_run_holds_is_bounded(serve, fetch, monkeypatch):
     held = [answer for answer in answers.values() if answer.text is not None]
     dropped = [answer for answer in answers.values() if answer.text is None]
     assert len(held) == 1 and len(dropped) == 1 and "already holds" in dropped[0].detail
+
+
+# -- the run's time limit ------------------------------------------------------------------------
+
+
+def test_what_is_not_answered_when_the_runs_time_is_up_is_not_checked(serve, fetch, tmp_path):
+    """A checkout may cite thousands of URLs of a host that never answers: the run stops at its
+    time limit, keeps what was answered, and neither waits for nor caches the rest."""
+    hanging = serve(lambda request, connection, server: server.pause(30) and send(connection, 200, b"late"))
+    quick = serve(lambda request, connection, _: send(connection, 200, b"page"))
+    fetch.cache_folder = tmp_path / "cache"
+    slow_urls = [hanging.url(f"/{n}") for n in range(6)]
+
+    answers = fetch(quick.url("/a"), *slow_urls, cache=True, timeout=20, time_limit=1.0)
+
+    assert (answers[quick.url("/a")].outcome, answers[quick.url("/a")].status) == ("ok", 200)
+    assert {(answers[url].outcome, answers[url].detail) for url in slow_urls} == {
+        ("time-up", "the online check's time for a run (1 s) was up")}
+    assert fetch.last_seconds < 10  # (not the 20 s timeout of each request, nor the 30 s pause)
+    again = fetch(quick.url("/a"), *slow_urls, cache=True, timeout=20, time_limit=0.5)
+    assert again[quick.url("/a")].from_cache and {again[url].outcome for url in slow_urls} == {"time-up"}
+
+
+@pytest.mark.parametrize(("seconds", "phrase"), [(300, "5 min"), (90, "90 s"), (7200, "2 h"), (0.5, "0.5 s")])
+def test_a_time_limit_is_said_in_its_unit(seconds, phrase):
+    from pytest_citations.online.fetch import duration_phrase
+
+    assert duration_phrase(seconds) == phrase

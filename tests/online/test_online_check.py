@@ -384,3 +384,33 @@ def test_a_page_is_prepared_once_for_its_quotes_and_the_closest_words_have_a_tim
     monkeypatch.setattr(WebAnswers, "closest_seconds_left", 0.0)
     results = found(check(tmp_path, web))
     assert all("the closest words were not looked for" in message for _, _, message in results)
+
+
+def test_urls_not_answered_in_the_runs_time_are_w706_and_the_run_says_so(tmp_path, web, capsys):
+    from pytest_citations.frontends.cli import main
+
+    def never(request):
+        import time
+
+        time.sleep(5)
+
+    web.expect_request("/slow").respond_with_handler(never)
+    write_records(tmp_path, valid_record(f"http://{HOST}/slow"))
+    options = ["--online", "--online-allow", "127.0.0.1", "--online-connect-to", f"{HOST}:80:127.0.0.1:{web.port}",
+               "--no-cache", "--online-time-limit", "1s", "--format", "json"]
+    assert main(["check", str(tmp_path), *options]) == 1  # (the record's other fields are U1xx errors)
+    out, err = capsys.readouterr()
+    [finding] = [d for d in json.loads(out)["diagnostics"] if d["code"].startswith("W")]
+    assert (finding["code"], finding["message"]) == (
+        "W706", f"the record cites 'http://{HOST}/slow', which could not be checked: the online check's time for a run (1 s) was up")
+    assert ("warning: the online check's time (1 s) was up: 1 of 1 URLs were not checked (W706); --online-time-limit "
+            "(--citations-online-time-limit under pytest) gives it more") in err
+
+
+@pytest.mark.parametrize("value", ["0", "0s", "soon", "-5m"])
+def test_a_time_limit_of_no_time_is_a_usage_error(tmp_path, capsys, value):
+    from pytest_citations.frontends.cli import main
+
+    with pytest.raises(SystemExit) as stopped:
+        main(["check", str(tmp_path), "--online", "--online-time-limit", value])
+    assert stopped.value.code == 2 and "--online-time-limit" in capsys.readouterr().err
