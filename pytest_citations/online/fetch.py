@@ -14,10 +14,10 @@ from an untrusted checkout and the answers from servers anyone may run:
   robots.txt is obeyed (:mod:`pytest_citations.online.robots`); a 429 or 503 with a Retry-After
   holds that site back that long; connection errors, timeouts and 5xx are retried with exponential
   backoff and jitter, ``retries`` times at most.
-- Bounded: each attempt (connecting, the headers, the whole body) within ``timeout`` seconds; a
-  body (decompressed) read up to ``max_body`` bytes; redirects followed by hand, each hop checked
-  again, at most ``max_redirects``; at most ``total_concurrency`` bodies held at once; a server's
-  headers are limited by aiohttp's parser. Anything unexpected while fetching one URL becomes its
+- Bounded: each attempt (connecting, the headers, the whole body) within ``timeout`` seconds, and
+  the whole run within ``time_limit``; a body (decompressed) read up to ``max_body`` bytes;
+  redirects followed by hand, each hop checked again, at most ``max_redirects``; at most
+  :data:`BODIES_HELD` bodies held at once; a server's headers are limited by aiohttp's parser. Anything unexpected while fetching one URL becomes its
   answer (outcome ``connect``, the exception's type in the detail); the others go on.
 - Answers that will not change soon (a response that is not 429 or 5xx, a host that does not
   exist, a redirect loop) are kept in the response cache
@@ -134,6 +134,10 @@ class Answer:
 # Characters of page text a run's answers hold at most (each page's text is kept for its quotes
 # until the rules have run: 256 pages of 5 MiB would be more than a gigabyte).
 MAX_RUN_TEXT = 64 << 20
+
+# Bodies a run reads and holds at once (each up to max_body, until the page hook is done with it):
+# 64 requests in flight to pages of 5 MiB held 645 MB.
+BODIES_HELD = 8
 
 Page = Callable[[bytes, str | None, bool], "PageText"]
 
@@ -302,6 +306,7 @@ class _Run:
         # send one port of a name to a server and leave the others to DNS)
         self._no_such_host: dict[tuple[str, int | None], _Failure] = {}
         self._total = asyncio.Semaphore(max(1, settings.total_concurrency))
+        self._bodies = asyncio.Semaphore(BODIES_HELD)
         self._loop_task: asyncio.Task[dict[str, Answer]] | None = None
         self.session: aiohttp.ClientSession
         self.pool: ThreadPoolExecutor
@@ -357,7 +362,8 @@ class _Run:
         return aiohttp.ClientSession(
             connector=connector, cookie_jar=aiohttp.DummyCookieJar(), trust_env=False, auto_decompress=True,
             headers={"User-Agent": settings.user_agent, "Accept": ACCEPT},
-            timeout=aiohttp.ClientTimeout(total=settings.timeout + 5))
+            # (each attempt's time is bounded by _request; a total here would count a body's wait for its permit)
+            timeout=aiohttp.ClientTimeout(total=None, sock_connect=settings.timeout))
 
     async def _answer_all(self, wants: dict[str, bool], answers: dict[str, Answer]) -> None:
         """Answer from the cache what it holds fresh, then fetch the rest, a window at a time
@@ -555,29 +561,37 @@ class _Run:
                        last: bool) -> _Reply | _Failure:
         """One request through the site's gate and the run's limit, within the timeout; the
         body read (and given to the page hook unless ``wants_text`` is None) when the response
-        ends the chain. The run's limit is held until the page hook is done with the body, so
-        that at most ``total_concurrency`` bodies are held at once."""
+        ends the chain. A body is read under one of the run's :data:`BODIES_HELD` permits, held
+        until the page hook is done with it; the wait for a permit is no part of the attempt's
+        time (a run of large pages would otherwise time out for want of memory, not of a server)."""
         async with self._gate(url), self._total:
+            loop = asyncio.get_running_loop()
+            started = loop.time()
             try:
-                reply = await asyncio.wait_for(self._exchange(url, headers, limit, last), self.settings.timeout)
+                response = await asyncio.wait_for(self.session.get(url, headers=headers, allow_redirects=False),
+                                                  self.settings.timeout)
             except asyncio.TimeoutError:
                 return _Failure("timeout", f"timed out after {self.settings.timeout:g} s")
             except Exception as exc:
                 return _failure_of(exc)
-            if reply.body and wants_text is not None:
-                await self._read_page(reply, wants_text)
-            return reply
-
-    async def _exchange(self, url: URL, headers: dict[str, str], limit: int, last: bool) -> _Reply:
-        async with self.session.get(url, headers=headers, allow_redirects=False) as response:
-            reply = _reply_of(response.status, response.headers)
-            if _ends_chain(reply, last):
-                reply.body, reply.truncated = await _read_capped(response.content, limit)
-                if reply.truncated:
-                    response.close()  # (the rest is never read)
-            else:
-                response.close()
-            return reply
+            with contextlib.closing(response):  # (a connection read to its end is released before)
+                reply = _reply_of(response.status, response.headers)
+                if not _ends_chain(reply, last):
+                    return reply
+                headers_seconds = loop.time() - started
+                async with self._bodies:
+                    left = max(0.0, self.settings.timeout - headers_seconds)
+                    try:
+                        reply.body, reply.truncated = await asyncio.wait_for(_read_capped(response.content, limit), left)
+                    except asyncio.TimeoutError:
+                        return _Failure("timeout", f"timed out after {self.settings.timeout:g} s")
+                    except Exception as exc:
+                        return _failure_of(exc)
+                    if not reply.truncated:
+                        response.release()  # (the connection serves the site's next request)
+                    if reply.body and wants_text is not None:
+                        await self._read_page(reply, wants_text)
+                    return reply
 
     async def _read_page(self, reply: _Reply, wants_text: bool) -> None:
         body, reply.body = reply.body, None

@@ -417,6 +417,45 @@ def test_a_gzip_bomb_is_read_up_to_max_body_in_bounded_memory(serve, fetch):
     assert peak < 40 * 2**20 and fetch.last_seconds < 10
 
 
+def test_the_bodies_a_run_holds_at_once_are_bounded(serve, fetch):
+    """32 pages of 2 MiB in flight at once, each held until the slow page hook is done with it: the
+    run holds 8 bodies at a time (36 MiB at the peak, with what the other connections buffer), not 32
+    (67 MiB here; 64 pages of 5 MiB took 645 MB)."""
+    site = serve(lambda request, connection, _: send(connection, 200, b"x" * (2 << 20)))
+
+    def slow_page(body, content_type, wants_text):
+        time.sleep(0.05)
+        return PageText(None)
+
+    tracemalloc.start()
+    try:
+        answers = fetch(*(site.url(f"/{n}") for n in range(32)), page=slow_page, max_body=2 << 20, host_concurrency=32,
+                        timeout=5)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+    assert {(answer.outcome, answer.status) for answer in answers.values()} == {("ok", 200)}
+    assert peak < 48 * 2**20, f"peak {peak / 2**20:.0f} MiB"
+
+
+def test_the_wait_for_a_body_permit_is_no_part_of_an_attempts_time(serve, fetch, monkeypatch):
+    """With one body held at a time and a page hook of 0.6 s, the third page waits 1.2 s for its
+    turn, past the 1 s timeout of an attempt: it does not time out, since its server answered in time."""
+    from pytest_citations.online import fetch as fetch_module
+
+    monkeypatch.setattr(fetch_module, "BODIES_HELD", 1)
+    site = serve(lambda request, connection, _: send(connection, 200, b"page"))
+
+    def slow_page(body, content_type, wants_text):
+        time.sleep(0.6)
+        return PageText(body.decode())
+
+    answers = fetch(*(site.url(f"/{n}") for n in range(3)), page=slow_page, timeout=1.0, host_concurrency=3)
+
+    assert {(answer.outcome, answer.text) for answer in answers.values()} == {("ok", "page")}
+
+
 def test_a_body_of_exactly_max_body_is_not_truncated(serve, fetch):
     site = serve(lambda request, connection, _: send(connection, 200, b"x" * 1000))
 
