@@ -13,10 +13,12 @@ from collections import Counter
 from pathlib import Path
 
 from pytest_citations import __version__
+from pytest_citations.core import sources
 from pytest_citations.core.diagnostics import quoted
 from pytest_citations.core.suppressions import INTERNAL_ERROR
 
 FORMAT = "pytest-citations-baseline/1"
+MAX_SIZE = 64 << 20  # bytes of a baseline at most (about 300,000 findings)
 
 
 class BaselineError(Exception):
@@ -39,9 +41,11 @@ def dumps(diagnostics) -> str:
 def load(path: Path) -> dict[str, Counter]:
     """Counts of known findings, by file path and then by (code, message)."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = json.loads(sources.read_named_file(Path(path), MAX_SIZE).decode("utf-8"))
     except OSError as exc:
         raise BaselineError(f"{path}: cannot read baseline: {exc.strerror or exc}") from None
+    except sources.SourceError as exc:
+        raise BaselineError(f"{path}: cannot read baseline: {exc.message}") from None
     except (UnicodeDecodeError, ValueError) as exc:
         raise BaselineError(f"{path}: cannot read baseline: {exc}") from None
     except RecursionError:  # (the JSON decoder recurses: `[` a hundred thousand times)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_citations.core import sources
 from pytest_citations.core.sources import DEFAULT_MAX_FILE_SIZE
 from pytest_citations.core.suppressions import INTERNAL_ERROR
 
@@ -29,7 +30,7 @@ DEFAULT_EXCLUDE = (
 )
 _CODE_OR_PREFIX = re.compile(r"^[A-Z][0-9]{0,3}\Z")
 # A settings file (a pyproject.toml in the checkout): a real one holds tens of kilobytes.
-MAX_SETTINGS_CHARACTERS = 1 << 20
+MAX_SETTINGS_BYTES = 1 << 20
 # Arrays and tables in a settings file: far deeper than any real one, far below where the TOML
 # reader's recursion stops in any front end.
 MAX_NESTING = 100
@@ -198,11 +199,10 @@ def _unresolvable(path: Path, exc: OSError) -> ConfigError:
 
 def _read_table(path: Path, pyproject: bool) -> dict[str, Any] | None:
     try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read(MAX_SETTINGS_CHARACTERS + 1)
-        if len(text) > MAX_SETTINGS_CHARACTERS:
-            raise ConfigError(f"{path}: cannot read settings: the file holds more than {MAX_SETTINGS_CHARACTERS} characters")
+        text = sources.read_named_file(path, MAX_SETTINGS_BYTES).decode("utf-8")
         data = _settings_document(text)
+    except sources.SourceError as exc:
+        raise ConfigError(f"{path}: cannot read settings: {exc.message}") from None
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read settings: {exc}") from None
     if data is None:

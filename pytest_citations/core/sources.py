@@ -219,6 +219,29 @@ def _read(root: Path, path: Path | str, max_size: int) -> tuple[bytes, Path, str
     return data, resolved, shown
 
 
+def read_named_file(path: Path, max_size: int) -> bytes:
+    """The bytes of a file named on the command line or found beside the checkout (a baseline, a
+    settings file), whose content may come with the checkout: a regular file of at most
+    ``max_size`` bytes. A symlink is followed (the user named the path), but what it leads to is
+    read only when it is a regular file: ``/dev/zero``, a FIFO or a terminal is refused, never read.
+
+    Raises OSError when the file cannot be opened, SourceError when it is not a regular file or is
+    too large (its ``message`` says which, without the path)."""
+    handle = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    with open(handle, "rb") as stream:
+        info = os.fstat(handle)
+        if not stat.S_ISREG(info.st_mode):
+            raise SourceError("C001", "not a regular file")
+        if info.st_size > max_size:
+            raise SourceError("C003", f"the file is {info.st_size} bytes, over the {max_size}-byte limit")
+        data = stream.read(info.st_size + 1)
+        if len(data) > info.st_size:  # grew since the stat: the rest, up to the limit
+            data += stream.read(max_size + 1 - len(data))
+    if len(data) > max_size:
+        raise SourceError("C003", f"the file is over the {max_size}-byte limit")
+    return data
+
+
 def read_head(root: Path, path: Path | str, size: int, max_size: int = DEFAULT_MAX_FILE_SIZE) -> bytes:
     """The first ``size`` bytes of a file inside ``root`` (for sniffing its kind), size-capped.
 

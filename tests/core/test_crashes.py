@@ -171,6 +171,28 @@ def test_a_baseline_the_reader_cannot_take_is_a_usage_error(tmp_path, text, said
     assert_no_traceback_and_no_command(done)
 
 
+@pytest.mark.parametrize("target", ["/dev/zero", "/dev/stdin", "sparse"])
+def test_a_baseline_or_settings_file_that_is_no_regular_file_or_too_large_is_refused_unread(tmp_path, target):
+    """A committed symlink named as the baseline, or as the settings: ``/dev/zero`` was read until
+    memory ran out (a MemoryError at 1.5 GB), ``/dev/stdin`` waited for input. A sparse baseline
+    larger than a baseline may be is refused by its size, unread."""
+    repo = _repo(tmp_path)
+    (repo / ".serena" / "memories" / "m.md").write_text(MEMORY)
+    if target == "sparse":
+        with open(repo / "baseline.json", "wb") as stream:
+            stream.truncate((64 << 20) + 1)
+        said = f"cannot read baseline: the file is {(64 << 20) + 1} bytes, over the {64 << 20}-byte limit"
+    else:
+        (repo / "baseline.json").symlink_to(target)
+        said = "cannot read baseline: not a regular file"
+    done = citations(repo, "--baseline", "baseline.json")
+    assert (done.returncode, done.stderr) == (2, f"citations: error: baseline.json: {said}\n")
+    if target != "sparse":  # settings found on the way up are only ever regular files; named ones are refused
+        (repo / "settings.toml").symlink_to(target)
+        done = citations(repo, "--config", "settings.toml")
+        assert done.returncode == 2 and done.stderr.startswith("citations: error: ") and "settings" in done.stderr, done.stderr
+
+
 # -- whatever else: an internal error, defused --------------------------------------------------
 
 BOOM = "OSError('x\\n::error::pwned ##[error]y: ' + 'z' * 5000)"

@@ -76,8 +76,9 @@ def test_a_settings_file_larger_than_a_megabyte_is_a_settings_error(tmp_path, wh
     outcome = check_bounded(repo)
     outcome.assert_bounded()
     assert outcome.status == 2
-    assert (f"citations: error: {settings.resolve()}: cannot read settings: the file holds more than 1048576 characters"
-            in outcome.stderr)
+    size = settings.stat().st_size
+    assert (f"citations: error: {settings.resolve()}: cannot read settings: the file is {size} bytes, over the "
+            "1048576-byte limit") in outcome.stderr
 
 
 def test_a_settings_file_of_a_megabyte_is_read(tmp_path):
