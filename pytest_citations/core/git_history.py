@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import IO
 
 from pytest_citations.run import budget as run_budget
+from pytest_citations.run import dependencies
 
 DEFAULT_MAX_COMMITS = 200
 MAX_COMMITS = 10_000  # commits of a file's history searched at most (git-max-commits comes with the checkout)
@@ -646,6 +647,7 @@ def _history_allowance() -> run_budget.Allowance:
 
 
 def _bound_reached() -> str:
+    dependencies.note_run_limit()
     return f"this run read the {RUN_HISTORY_BYTES / (1 << 20):g} MiB of git history it allows"
 
 

@@ -443,7 +443,10 @@ class ResultCache:
               diagnostics: list[Diagnostic]) -> None:
         """Keep the ``diagnostics`` of ``rel``, keyed by what its check ``recorded``; unless a
         file it read changed in this run (its findings may be of other bytes than the key's, or
-        of an index built from such), when it is checked again next time."""
+        of an index built from such), or one of the run's limits decided part of them
+        (:func:`dependencies.note_run_limit`): then it is checked again next time."""
+        if recorded.run_limited:  # (what the rest of the run spent decided part of it)
+            return
         paths = {rel}
         for path in recorded.paths:
             shown = self.relative(path)

@@ -17,6 +17,12 @@ Every file read is noted too, with its :func:`stat_signature` taken before the r
 cache keys a result by the hashes of what it read, and a file that changed between the check's
 read and the cache's hashing would otherwise key old findings by new bytes (see
 :meth:`pytest_citations.run.cache.ResultCache.store`).
+
+A check that met one of the run's limits (:mod:`pytest_citations.run.budget`: the time of the
+evidence stores, the bytes of git history, the time of the settings' patterns) found what it found
+because of what the rest of the run spent, not only because of what it read: it notes so
+(:func:`note_run_limit`), and its result is never kept. Kept, it would outlive the files that spent
+the run's limit, until the file's own bytes changed.
 """
 
 from __future__ import annotations
@@ -51,10 +57,12 @@ class Recorder:
         self.paths: set[str] = set()
         self.indexes: set[str] = set()
         self.reads: dict[str, list[int] | None] = {}
+        self.run_limited = False  # a run-wide limit decided part of the result (see note_run_limit)
 
     def merge(self, other: Recorder) -> None:
         self.paths |= other.paths
         self.indexes |= other.indexes
+        self.run_limited = self.run_limited or other.run_limited
         reads = self.reads
         for path, signature in other.reads.items():
             if reads.setdefault(path, signature) != signature:
@@ -91,6 +99,13 @@ def note_read(real_path: str, info: os.stat_result) -> None:
     recorder = _active.get()
     if recorder is not None:
         recorder.note_read(real_path, stat_signature(info))
+
+
+def note_run_limit() -> None:
+    """Note that one of the run's limits decided part of the result: it is not to be kept."""
+    recorder = _active.get()
+    if recorder is not None:
+        recorder.run_limited = True
 
 
 def note_index(name: str) -> None:

@@ -16,6 +16,7 @@ from types import SimpleNamespace
 from typing import Any, TypeVar
 
 from pytest_citations.core.diagnostics import quoted
+from pytest_citations.run import dependencies
 
 _MONTH = (
     r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
@@ -255,6 +256,8 @@ class _Settings:
             self.time.spend(perf_counter() - started)
 
     def _note(self, pattern: str | None, out_of_time: bool) -> None:
+        if out_of_time:
+            dependencies.note_run_limit()
         if pattern is not None and self.overruns is not None:
             self.overruns.append(Overrun(self.setting, pattern, out_of_time))
 

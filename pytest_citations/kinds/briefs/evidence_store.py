@@ -390,6 +390,7 @@ def _run_time() -> budget.Allowance:
 
 
 def _run_time_spent(rel: str) -> StoreError:
+    dependencies.note_run_limit()
     return StoreError(
         f"evidence store {rel}: the evidence stores of this run took longer than it allows them ({RUN_SECONDS:g} s, "
         f"{LOAD_SECONDS_PER_MIB:g} s more per MiB of SQL text loaded and {STATEMENT_ALLOWANCE * 1000:g} ms per query; "
