@@ -175,6 +175,7 @@ class RuleRunner:
             fix=finding.fix,
             context=context,
             context_start=start,
+            identity=finding.identity,
         )
 
 

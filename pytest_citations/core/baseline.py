@@ -2,6 +2,8 @@
 
 Findings are matched by path, code and message, never by line, so moving text around does not
 bring old findings back; each entry carries a count, so a second copy of a known problem is new.
+A message that also says what may differ from run to run for the same finding (the web's answer
+of the moment) is matched by its stable part (:attr:`Diagnostic.known_as`).
 An internal error (C006: a file not fully checked) is never recorded nor matched: a baseline comes
 with the checkout, and must not let a file pass that was not checked.
 """
@@ -26,7 +28,7 @@ class BaselineError(Exception):
 
 
 def _key(diagnostic) -> tuple[str, str, str]:
-    return diagnostic.path, diagnostic.code, diagnostic.message
+    return diagnostic.path, diagnostic.code, diagnostic.known_as
 
 
 def dumps(diagnostics) -> str:
@@ -68,7 +70,7 @@ def subtract(diagnostics, baseline: dict[str, Counter]) -> list:
     remaining = Counter(baseline.get(diagnostics[0].path, ()))
     kept = []
     for diagnostic in diagnostics:
-        key = (diagnostic.code, diagnostic.message)
+        key = (diagnostic.code, diagnostic.known_as)
         if remaining[key] > 0 and diagnostic.code != INTERNAL_ERROR:
             remaining[key] -= 1
         else:

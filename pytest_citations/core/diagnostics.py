@@ -55,18 +55,29 @@ class Diagnostic:
     # characters of the line come before it
     context: str | None = field(default=None, compare=False)
     context_start: int = field(default=0, compare=False)
+    # What a baseline and a SARIF fingerprint know the diagnostic by, when its message also says
+    # what may differ between two runs that find the same thing (the web's answer of the moment: a
+    # timeout, then a 503); None: the message (see :attr:`known_as`).
+    identity: str | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
-        """Bound what the maker gave (a rule, a plugin, the cache): the message and the fix's
-        description cut to MESSAGE_LIMIT characters, the context to its window."""
+        """Bound what the maker gave (a rule, a plugin, the cache): the message, its identity and
+        the fix's description cut to MESSAGE_LIMIT characters, the context to its window."""
         if len(self.message) > MESSAGE_LIMIT:
             object.__setattr__(self, "message", clipped(self.message, MESSAGE_LIMIT))
+        if self.identity is not None and len(self.identity) > MESSAGE_LIMIT:
+            object.__setattr__(self, "identity", clipped(self.identity, MESSAGE_LIMIT))
         if self.fix is not None and len(self.fix.description) > MESSAGE_LIMIT:
             object.__setattr__(self, "fix", dataclasses.replace(self.fix, description=clipped(self.fix.description, MESSAGE_LIMIT)))
         if self.context is not None and len(self.context) > 2 * CONTEXT_REACH + 1:
             window, start = context_window(self.context, self.col - self.context_start)
             object.__setattr__(self, "context", window)
             object.__setattr__(self, "context_start", self.context_start + start)
+
+    @property
+    def known_as(self) -> str:
+        """The message as a baseline and a SARIF fingerprint match it: its identity, else itself."""
+        return self.message if self.identity is None else self.identity
 
     @property
     def sort_key(self) -> tuple:

@@ -34,8 +34,11 @@ def _answer(c: WebCitation, ctx: RuleContext) -> Answer | None:
     return None if web is None else web.get(c.url)
 
 
-def _at(c: WebCitation, message: str, fix=None) -> Finding:
-    return Finding(message, c.line, c.col, fix=fix, context=c.context)
+def _at(c: WebCitation, message: str, fix=None, *, known_as: str) -> Finding:
+    """The finding ``message`` at the citation; ``known_as`` is what baselines and fingerprints
+    know it by: the message without what the web may answer otherwise next time for the same
+    finding (a reason, a redirect's target, the closest words of a page)."""
+    return Finding(message, c.line, c.col, fix=fix, context=c.context, identity=known_as)
 
 
 def _says(c: WebCitation) -> str:
@@ -115,7 +118,7 @@ def dead_url(c: WebCitation, ctx: RuleContext) -> Iterator[Finding]:
     if found.state is not State.DEAD or (c.recorded is not None and c.recorded.status == "invalid"):
         return
     yield _at(c, f"{c.what} cites a dead URL {quoted(c.url)}{_redirected(answer)}: {found.reason}{_says(c)}",
-              _record_fix(c, answer, "invalid"))
+              _record_fix(c, answer, "invalid"), known_as=f"{c.what} cites a dead URL {quoted(c.url)}")
 
 
 @rule("W702", "moved-url", unit=WebCitation, severity=Severity.WARNING)
@@ -174,7 +177,8 @@ def moved_url(c: WebCitation, ctx: RuleContext) -> Iterator[Finding]:
     if target is not None and target != c.url:
         hops = len(answer.redirects)
         chain = "a permanent redirect" if hops == 1 else f"{hops} redirects"
-        yield _at(c, f"{c.what} cites {quoted(c.url)}, which has moved: {chain} to {quoted(target)}")
+        yield _at(c, f"{c.what} cites {quoted(c.url)}, which has moved: {chain} to {quoted(target)}",
+                  known_as=f"{c.what} cites {quoted(c.url)}, which has moved")
 
 
 @rule("W703", "outdated-record-status", unit=WebCitation, fixable=True)
@@ -234,7 +238,8 @@ def outdated_record_status(c: WebCitation, ctx: RuleContext) -> Iterator[Finding
         return  # (the producer judged the content, or saw a wall this check cannot see)
     message = (f"the record's status {quoted(recorded.status)} is out of date: the page answers "
                f"{found.reason} now (status {quoted(found.record_status)})")
-    yield _at(c, message, _record_fix(c, answer, found.record_status))
+    yield _at(c, message, _record_fix(c, answer, found.record_status),
+              known_as=f"the record's status {quoted(recorded.status)} is out of date: status {quoted(found.record_status)}")
 
 
 @rule("W704", "walled-url", unit=WebCitation, severity=Severity.WARNING)
@@ -294,7 +299,7 @@ def walled_url(c: WebCitation, ctx: RuleContext) -> Iterator[Finding]:
                     f"{quoted(c.paywall_policy)}")
     if c.quote is not None:
         message += "; its quote cannot be checked"
-    yield _at(c, message)
+    yield _at(c, message, known_as=f"{c.what} cites {quoted(c.url)}, which is walled")
 
 
 @rule("W705", "quote-not-on-page", unit=WebCitation)
@@ -355,7 +360,7 @@ def quote_not_on_page(c: WebCitation, ctx: RuleContext) -> Iterator[Finding]:
         web.closest_seconds_left = left - (time.process_time() - started)  # type: ignore[union-attr]
     if match.found:
         return
-    message = f"the quote of {c.what} is not on the page {quoted(c.url)}"
+    message = known_as = f"the quote of {c.what} is not on the page {quoted(c.url)}"
     if answer.truncated:
         message += " (only the first part of the page was read: it is larger than the online check reads)"
     if left is not None and left <= 0:
@@ -365,7 +370,7 @@ def quote_not_on_page(c: WebCitation, ctx: RuleContext) -> Iterator[Finding]:
         message += f"; closest ({similar}% similar): {quoted(match.closest)}"
     else:
         message += "; nothing on the page comes close"
-    yield _at(c, message)
+    yield _at(c, message, known_as=known_as)
 
 
 @rule("W706", "unchecked-url", unit=WebCitation, severity=Severity.WARNING)
@@ -420,10 +425,12 @@ def unchecked_url(c: WebCitation, ctx: RuleContext) -> Iterator[Finding]:
         return
     found = verdict(answer)
     if found.state is State.UNCHECKED:
-        yield _at(c, f"{c.what} cites {quoted(c.url)}, which could not be checked: {found.reason}")
+        yield _at(c, f"{c.what} cites {quoted(c.url)}, which could not be checked: {found.reason}",
+                  known_as=f"{c.what} cites {quoted(c.url)}, which could not be checked")
     elif found.state is State.LIVE and c.quote is not None and answer.text is None:
         why = answer.detail or f"a page of type {quoted(answer.content_type or 'unknown')} gives no text"
-        yield _at(c, f"the quote of {c.what} could not be checked against {quoted(c.url)}: {why}")
+        yield _at(c, f"the quote of {c.what} could not be checked against {quoted(c.url)}: {why}",
+                  known_as=f"the quote of {c.what} could not be checked against {quoted(c.url)}")
 
 
 @rule("W707", "refused-url", unit=WebCitation)
@@ -469,4 +476,5 @@ def refused_url(c: WebCitation, ctx: RuleContext) -> Iterator[Finding]:
     answer = _answer(c, ctx)
     if answer is not None and verdict(answer).state is State.REFUSED:
         hint = "; allow the host on the command line (--online-allow) to fetch it" if answer.outcome == "refused-address" else ""
-        yield _at(c, f"{c.what} cites {quoted(c.url)}{_redirected(answer)}, which is not fetched: {answer.detail}{hint}")
+        yield _at(c, f"{c.what} cites {quoted(c.url)}{_redirected(answer)}, which is not fetched: {answer.detail}{hint}",
+                  known_as=f"{c.what} cites {quoted(c.url)}, which is not fetched")

@@ -94,6 +94,7 @@ class Finding:
     col: int = 1
     fix: Fix | None = None
     context: str | None = None
+    identity: str | None = None  # what baselines know it by, when the message varies (Diagnostic.identity)
 
 
 @dataclass(frozen=True)

@@ -134,15 +134,19 @@ def _today() -> int:
 def diagnostic_to_json(d: Diagnostic) -> list:
     fix = None if d.fix is None else [d.fix.description, [[e.start, e.end, e.text] for e in d.fix.edits]]
     row = [d.code, d.name, d.severity.value, d.message, d.path, d.line, d.col, fix, d.context]
-    return [*row, d.context_start] if d.context_start else row  # where the context's window starts in its line
+    # then where the context's window starts in its line, and the identity, when they are not the defaults
+    if d.identity is not None:
+        return [*row, d.context_start, d.identity]
+    return [*row, d.context_start] if d.context_start else row
 
 
 def diagnostic_from_json(row: list) -> Diagnostic:
-    code, name, severity, message, path, line, col, fix, context, *start = row
-    (context_start,) = start or (0,)
+    code, name, severity, message, path, line, col, fix, context, *rest = row
+    context_start = rest[0] if rest else 0
+    identity = rest[1] if len(rest) > 1 else None
     if fix is not None:
         fix = Fix(fix[0], tuple(Edit(*edit) for edit in fix[1]))
-    return Diagnostic(code, name, Severity(severity), message, path, line, col, fix, context, context_start)
+    return Diagnostic(code, name, Severity(severity), message, path, line, col, fix, context, context_start, identity)
 
 
 class ResultCache:

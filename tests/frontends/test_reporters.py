@@ -431,6 +431,18 @@ def test_sarif_fingerprint_survives_lines_inserted_above(registry):
     assert _fingerprints([FIXED], registry) == _fingerprints([shifted], registry)
 
 
+def test_sarif_fingerprint_is_of_the_stable_part_of_a_message_that_varies(registry):
+    """A finding of the online check says what the web answered this time; the fingerprint is of
+    what the finding is (its identity), so a timeout today and a 503 tomorrow are one alert."""
+    unchecked = Diagnostic("W706", "unchecked-url", Severity.WARNING,
+                           "the record cites 'https://x.example/a', which could not be checked: timed out after 10 s",
+                           "runs/r/citations/citations.jsonl", 1, 1,
+                           identity="the record cites 'https://x.example/a', which could not be checked")
+    later = dataclasses.replace(unchecked, message=unchecked.identity + ": 503 Service Unavailable after 3 attempts")
+    other_url = dataclasses.replace(later, identity="the record cites 'https://x.example/b', which could not be checked")
+    assert _fingerprints([unchecked], registry) == _fingerprints([later], registry) != _fingerprints([other_url], registry)
+
+
 def test_sarif_fingerprints_tell_findings_apart(report, registry):
     shown = _fingerprints(report.diagnostics, registry)
     assert len(set(shown)) == len(shown)

@@ -414,3 +414,33 @@ def test_a_time_limit_of_no_time_is_a_usage_error(tmp_path, capsys, value):
     with pytest.raises(SystemExit) as stopped:
         main(["check", str(tmp_path), "--online", "--online-time-limit", value])
     assert stopped.value.code == 2 and "--online-time-limit" in capsys.readouterr().err
+
+
+def test_a_baseline_knows_an_online_finding_whatever_the_web_answers_this_time(tmp_path, web, capsys):
+    """A dead page answers 404 today and 410 tomorrow, a busy one asks to wait 120 s today and 300 s
+    tomorrow: the same findings, which a baseline written today still knows (it is matched by what
+    a finding is, not by what the web said this time)."""
+    from pytest_citations.frontends.cli import main
+
+    repo = tmp_path / "repo"
+    write_records(repo, valid_record(f"http://{HOST}/gone"), valid_record(f"http://{HOST}/busy"))
+    (repo / "run" / "wave-1").mkdir()
+    (repo / "run" / "wave-1" / "p1.md").write_text("notes\n")  # (what the records' found_by names)
+    baseline = tmp_path / "baseline.json"
+
+    def check_with(gone: int, wait: int, *more: str) -> tuple[int, list[tuple[str, str]]]:
+        web.clear_all_handlers()
+        web.expect_request("/robots.txt").respond_with_data("", status=404)
+        web.expect_request("/gone").respond_with_data("", status=gone)
+        web.expect_request("/busy").respond_with_data("", status=429, headers={"Retry-After": str(wait)})
+        status = main(["check", str(repo), "--online", "--online-allow", "127.0.0.1", "--online-connect-to",
+                       f"{HOST}:80:127.0.0.1:{web.port}", "--no-cache", "--format", "json", *more])
+        out = capsys.readouterr().out
+        return status, [(d["code"], d["message"]) for d in json.loads(out)["diagnostics"]] if out else []
+
+    status, today = check_with(404, 120)
+    check_with(404, 120, "--write-baseline", str(baseline))
+    assert [code for code, _ in today] == ["W701", "W706"] and "404 Not Found" in today[0][1] and "120 s" in today[1][1]
+    assert check_with(410, 300, "--baseline", str(baseline)) == (0, [])
+    status, tomorrow = check_with(410, 300)
+    assert [code for code, _ in tomorrow] == ["W701", "W706"] and "410 Gone" in tomorrow[0][1] and "300 s" in tomorrow[1][1]

@@ -142,3 +142,14 @@ def test_entries_sent_by_a_worker_are_saved_as_a_delta_by_the_parent(memory_repo
     assert base.read_bytes() == before
     (delta,) = deltas(cache_folder)
     assert sorted(json.loads(delta.read_text())["files"]) == ["src/a.py"]
+
+
+@pytest.mark.parametrize(("context_start", "identity"), [(0, None), (7, None), (0, "stable part"), (7, "stable part")])
+def test_a_diagnostic_row_keeps_where_its_window_starts_and_its_identity(context_start, identity):
+    from pytest_citations.core.diagnostics import Diagnostic, Severity
+    from pytest_citations.run.cache import diagnostic_from_json, diagnostic_to_json
+
+    diagnostic = Diagnostic("W706", "unchecked-url", Severity.WARNING, "stable part: timed out", "a.jsonl", 3, 4,
+                            context="line", context_start=context_start, identity=identity)
+    again = diagnostic_from_json(json.loads(json.dumps(diagnostic_to_json(diagnostic))))
+    assert (again, again.context_start, again.identity, again.context) == (diagnostic, context_start, identity, "line")

@@ -14,9 +14,10 @@ Decisions:
   (the anchor ``citations rules --format markdown`` writes: ``#u104-normalized-url-mismatch``); a
   plugin's rule has none.
 - Each result has ``partialFingerprints[FINGERPRINT]``: a hash of the rule code, the path, the
-  text of the flagged line and the message with the numbers of lines it names masked, then
-  ``:N`` for the N-th result of the same hash. Inserting or removing lines elsewhere in the file
-  changes neither, so code scanning follows the finding from commit to commit.
+  text of the flagged line and the message (its stable part, ``Diagnostic.known_as``) with the
+  numbers of lines it names masked, then ``:N`` for the N-th result of the same hash. Inserting or
+  removing lines elsewhere in the file changes neither, so code scanning follows the finding from
+  commit to commit.
 - ``--statistics`` is a run without ``results`` (the log does not list them; an empty list would
   say there are none, and would close every open alert if uploaded to code scanning): its rules
   are those that reported anything, each with its number of results in ``properties.count``.
@@ -106,7 +107,7 @@ def fingerprint_base(d) -> str:
     """What identifies ``d`` in its file whatever lines come before it: a hash of its code, its
     path, the text of its line (when it keeps one) and its message with line numbers masked."""
     line = d.context.splitlines()[0].strip() if d.context else ""
-    message = _LINE_NUMBERS.sub(lambda m: m.group(1) + " N", d.message)
+    message = _LINE_NUMBERS.sub(lambda m: m.group(1) + " N", d.known_as)
     text = "\0".join((d.code, d.path, line, message))
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
