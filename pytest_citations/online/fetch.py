@@ -758,8 +758,9 @@ def _tls_reason(error: BaseException) -> str:
 
 
 def _site(url: URL) -> str:
-    """``scheme://host:port``: what the politeness limits and robots.txt are kept per."""
-    return f"{url.scheme}://{url.raw_host}:{url.port}"
+    """``scheme://host:port``: what the politeness limits and robots.txt are kept per (a fully
+    qualified name's trailing dot and the case of its letters make no other site)."""
+    return f"{url.scheme}://{normal_host(url.raw_host or '')}:{url.port}"
 
 
 def _visited(url: URL) -> str:

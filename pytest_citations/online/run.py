@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import sys
 import time
 from collections import Counter
@@ -222,7 +223,12 @@ class OnlineSummary:
 
 
 def _host(url: str) -> str:
+    """The host and port of ``url`` as the summary counts them (``news.example.`` is ``news.example``)."""
     try:
-        return urlsplit(url).netloc.rpartition("@")[2].lower() or "(no host)"
+        netloc = urlsplit(url).netloc.rpartition("@")[2].lower()
     except ValueError:
         return "(no host)"
+    return _TRAILING_DOT.sub("", netloc) or "(no host)"
+
+
+_TRAILING_DOT = re.compile(r"\.(?=(?::\d*)?\Z)")

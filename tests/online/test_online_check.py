@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -256,6 +257,24 @@ def test_the_online_summary_defuses_host_names_from_the_checkout():
     assert "::error::x" in lines[1]  # (named, but never where a runner reads a command)
     assert not any(line.lstrip().startswith("::") or "##[" in line for line in lines)
     assert "1 URL on 1 host" in lines[0]
+
+
+def test_a_fully_qualified_name_is_the_same_host_in_the_summary_and_the_politeness_limits():
+    from yarl import URL
+
+    from pytest_citations.online.fetch import _site
+    from pytest_citations.online.run import OnlineSummary
+
+    @dataclass
+    class Answer:
+        url: str
+        outcome, status, redirects, final_url, detail = "dns", None, (), "", "no such host"
+        wall, text, requests, from_cache = None, None, 1, False
+
+    urls = ["http://news.example./a", "http://NEWS.example/b", "http://news.example.:8080/c", "http://[::1]/d"]
+    lines = OnlineSummary({url: Answer(url) for url in urls}).lines()  # type: ignore[misc]
+    assert "4 URLs on 3 hosts" in lines[0]
+    assert {_site(URL(url)) for url in urls[:2]} == {"http://news.example:80"}
 
 
 def test_a_missing_online_extra_is_a_usage_error(tmp_path, monkeypatch):
