@@ -186,10 +186,13 @@ def outdated_record_status(c: WebCitation, ctx: RuleContext) -> Iterator[Finding
     """
     ## What it does
     In an online run, reports a `citation.v1` record whose `status` no longer says what its page
-    answers: `invalid` for a page that is live again (or walled), `valid` for a page now behind a
-    paywall (`paywalled`) or blocked (`blocked`). A dead page under a record that does not say
-    `invalid` is W701's. A live or walled page does not contradict `mismatch` (the producer's
-    verdict on the page's content) or `paywalled` and `blocked` (a wall may show only to a browser).
+    answers: `invalid` for a page that is live again (or behind a paywall), `valid` for a page now
+    behind a paywall (`paywalled`). A dead page under a record that does not say `invalid` is
+    W701's. A live or walled page does not contradict `mismatch` (the producer's verdict on the
+    page's content) or `paywalled` and `blocked` (a wall may show only to a browser). A page that
+    refuses this client (401, 403, 451, or a bot challenge) contradicts no record: many sites
+    refuse a client that is not a browser, and some answer 403 for a page they do not have; it is
+    W706.
 
     ## Why is this bad?
     What reads the record (synthesis, utilization, a reader) trusts its `status`; one that is out
@@ -232,8 +235,8 @@ def outdated_record_status(c: WebCitation, ctx: RuleContext) -> Iterator[Finding
     if answer is None or recorded is None:
         return
     found = verdict(answer)
-    if found.record_status is None or found.record_status == recorded.status or found.state is State.DEAD:
-        return
+    if found.record_status in (None, "blocked", recorded.status) or found.state is State.DEAD:
+        return  # ("blocked" may be to this client alone: W706's)
     if recorded.status in _NOT_CONTRADICTED_BY_A_PAGE and found.state in (State.LIVE, State.WALLED):
         return  # (the producer judged the content, or saw a wall this check cannot see)
     message = (f"the record's status {quoted(recorded.status)} is out of date: the page answers "
@@ -380,8 +383,10 @@ def unchecked_url(c: WebCitation, ctx: RuleContext) -> Iterator[Finding]:
     In an online run, reports a cited URL that could not be checked: it timed out, answered 429 or
     5xx to the last retry, asked to wait longer than the check waits (`Retry-After`), its
     `robots.txt` does not let the checker fetch it, or the run's time limit
-    (`--online-time-limit`, 5 minutes) was up before it was answered; and a quote whose page
-    gives no text to check it against (a type with no text, or a PDF without the `pdf` extra).
+    (`--online-time-limit`, 5 minutes) was up before it was answered; a `citation.v1` record's
+    URL whose page refuses this client (401, 403, 451 or a bot challenge) although the record does
+    not say `blocked`; and a quote whose page gives no text to check it against (a type with no
+    text, or a PDF without the `pdf` extra).
 
     ## Why is this bad?
     Nothing is known of such a citation. It is a warning, not an error: the page may be fine, and
@@ -424,7 +429,9 @@ def unchecked_url(c: WebCitation, ctx: RuleContext) -> Iterator[Finding]:
     if answer is None:
         return
     found = verdict(answer)
-    if found.state is State.UNCHECKED:
+    refused_to_this_client = (found.record_status == "blocked" and c.recorded is not None
+                              and c.recorded.status != "blocked")
+    if found.state is State.UNCHECKED or refused_to_this_client:
         yield _at(c, f"{c.what} cites {quoted(c.url)}, which could not be checked: {found.reason}",
                   known_as=f"{c.what} cites {quoted(c.url)}, which could not be checked")
     elif found.state is State.LIVE and c.quote is not None and answer.text is None:

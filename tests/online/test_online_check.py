@@ -82,6 +82,21 @@ def test_a_record_that_says_invalid_for_a_live_page_is_w703(tmp_path, web):
     assert (record["status"], record["http_status"]) == ("valid", 200)
 
 
+@pytest.mark.parametrize("status", [401, 403, 451])
+def test_a_page_that_refuses_this_client_contradicts_no_record_and_is_w706(tmp_path, web, status):
+    """Many sites refuse a client that is not a browser, and a store of files may answer 403 for a
+    key it does not have: the record's own verdict stands, and --fix leaves it as it is."""
+    refused = [serve(web, f"/refused-{n}", "<h1>Access denied</h1>", status=status) for n in range(3)]
+    path = write_records(tmp_path, valid_record(refused[0]), valid_record(refused[1], status="invalid", http_status=404),
+                         valid_record(refused[2], status="blocked", http_status=status))
+    before = path.read_text(encoding="utf-8")
+    findings = found(check(tmp_path, web))
+    assert [(code, line) for code, line, _ in findings] == [("W706", 1), ("W706", 2)]
+    assert "which could not be checked: " in findings[0][2] and "(the page is blocked to this client)" in findings[0][2]
+    CheckRun(CheckRequest(paths=(tmp_path,), online=online(web), fix=True)).check()
+    assert path.read_text(encoding="utf-8") == before
+
+
 def test_fix_adds_http_status_when_absent_and_takes_it_out_without_an_http_answer(tmp_path, web):
     paywalled = serve(web, "/paid", "<p>subscribe</p>", status=402)
     record = valid_record(paywalled)
