@@ -39,6 +39,7 @@ DEFAULT_MAX_COMMITS = 200
 MAX_COMMITS = 10_000  # commits of a file's history searched at most (git-max-commits comes with the checkout)
 DEFAULT_TIMEOUT = 5.0
 RUN_HISTORY_BYTES = 256 << 20  # bytes of earlier versions one run reads from git in all
+EARLIER_BYTES = 256 << 20  # bytes of the versions before a change (--since, --staged) one call reads at most
 _MAX_BLOB_BYTES = 16 * 1024 * 1024  # a larger version is not read: it has no hash
 _SUBJECT_COLUMNS = 200  # a commit's subject is read truncated to so many columns (git truncates it)
 _CHUNK = 1 << 20  # bytes of a version hashed at a time
@@ -499,10 +500,13 @@ def _index_environment(checkout: Checkout) -> dict[str, str]:
     return env
 
 
-def files_at(root: Path, commit: str, rels: list[str], timeout: float = DEFAULT_TIMEOUT) -> dict[str, bytes | None]:
+def files_at(root: Path, commit: str, rels: list[str], max_size: int, timeout: float = DEFAULT_TIMEOUT) -> dict[str, bytes | None]:
     """{rel: its bytes as ``commit`` holds it, None when it holds no such file} for ``rels``
-    (relative to ``root``), from one ``git cat-file --batch``. A path git cannot tell of is left
-    out: no git, no checkout, a timeout, a folder, a name with a line break (the batch's separator)."""
+    (relative to ``root``): their sizes from one ``git cat-file --batch-check``, then the bytes of
+    those of at most ``max_size`` bytes, up to :data:`EARLIER_BYTES` in all, from one ``git
+    cat-file --batch``. A path git cannot tell of is left out: no git, no checkout, a timeout, a
+    folder, a name with a line break (the batch's separator), a version larger than the limits (a
+    commit of the checkout may hold a file of any size)."""
     asked = [rel for rel in rels if "\n" not in rel and "\r" not in rel]
     if not asked:
         return {}
@@ -510,22 +514,37 @@ def files_at(root: Path, commit: str, rels: list[str], timeout: float = DEFAULT_
     if checkout is None:
         return {}
     prefix = checkout.prefix(Path(root).resolve())
-    lines = "".join(f"{commit}:{prefix}{rel}\n" for rel in asked).encode("utf-8", "surrogateescape")
-    try:
-        out = _git(checkout, ["cat-file", "--batch"], _Budget(timeout), stdin=lines)
-    except TimeoutError:
-        return {}
-    if out is None:
+    budget = _Budget(timeout)
+
+    def batch(option: str, names: list[str]) -> bytes | None:
+        lines = "".join(f"{commit}:{prefix}{rel}\n" for rel in names).encode("utf-8", "surrogateescape")
+        try:
+            return _git(checkout, ["cat-file", option], budget, stdin=lines)
+        except TimeoutError:
+            return None
+
+    sizes = batch("--batch-check", asked)
+    if sizes is None:
         return {}
     found: dict[str, bytes | None] = {}
+    wanted, total = [], 0
+    for rel, line in zip(asked, sizes.splitlines(), strict=False):  # "<sha> <type> <size>", or "<name> missing"
+        header = line.split(b" ")
+        if header[-1] == b"missing":
+            found[rel] = None
+        elif len(header) == 3 and header[1] == b"blob" and header[2].isdigit():
+            size = int(header[2])
+            if size <= max_size and total + size <= EARLIER_BYTES:
+                wanted.append(rel)
+                total += size
+    out = batch("--batch", wanted) if wanted else b""
+    if out is None:
+        return found
     at = 0
     try:
-        for rel in asked:  # "<sha> <type> <size>\n<bytes>\n" each, or "<name> missing\n"
+        for rel in wanted:  # "<sha> blob <size>\n<bytes>\n" each
             end = out.index(b"\n", at)
             header, at = out[at:end].split(b" "), end + 1
-            if header[-1] == b"missing":
-                found[rel] = None
-                continue
             size = int(header[-1])
             if header[-2] == b"blob":
                 found[rel] = out[at : at + size]

@@ -389,7 +389,8 @@ def _changes(request: CheckRequest) -> Changes:
 
     def earlier(engine: Engine, rels: list[str]) -> dict[str, str | None]:
         texts = {}
-        for rel, data in git_history.files_at(engine.config.root, listed(engine).base, rels).items():
+        for rel, data in git_history.files_at(engine.config.root, listed(engine).base, rels,
+                                              engine.config.max_file_size).items():
             try:
                 texts[rel] = None if data is None else sources.decode_text(data)
             except sources.SourceError:  # not UTF-8 then: left out, as git cannot tell of it

@@ -346,12 +346,30 @@ def test_files_at_a_commit_come_from_one_batch(repo):
     head = git(repo, "rev-parse", "HEAD").strip()
     (repo / "src" / "odd name.py").write_text("changed since\n")
     asked = ["src/odd name.py", "src/empty.py", f"{MEMORIES}/m_a.md", "src/gone.py", "src", "bad\nname"]
-    assert git_history.files_at(repo, head, asked) == {
+    assert git_history.files_at(repo, head, asked, max_size=1000) == {
         "src/odd name.py": b"\x00\xff binary\nand lines\n",
         "src/empty.py": b"",
         f"{MEMORIES}/m_a.md": (repo / MEMORIES / "m_a.md").read_bytes(),
         "src/gone.py": None,  # no such file then
     }  # a folder and a name with a line break: git cannot tell
+
+
+def test_files_at_a_commit_leave_out_versions_past_the_size_limits(repo, monkeypatch):
+    """A commit of the checkout may hold a file of any size: the versions larger than the run's
+    max-file-size, and those past EARLIER_BYTES in all, are left out (as git could not tell of
+    them: the selection then counts them as changed), never read. Was: every version read whole."""
+    from pytest_citations.core import git_history
+
+    (repo / "src" / "big.py").write_bytes(b"x" * 5000)
+    for name in ("one", "two", "three"):
+        (repo / "src" / f"{name}.py").write_bytes(name.encode() * 100)
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "sizes")
+    head = git(repo, "rev-parse", "HEAD").strip()
+    asked = ["src/big.py", "src/one.py", "src/two.py", "src/three.py", "src/gone.py"]
+    monkeypatch.setattr(git_history, "EARLIER_BYTES", 700)  # room for two of the small ones
+    assert git_history.files_at(repo, head, asked, max_size=4999) == {
+        "src/one.py": b"one" * 100, "src/two.py": b"two" * 100, "src/gone.py": None}
 
 
 def staged_repo(repo):
@@ -392,7 +410,7 @@ def test_staged_changes_before_the_first_commit(tmp_path):
     git(tmp_path, "add", "a.py")
     staged = git_history.staged_changes(tmp_path)
     assert staged.paths == {"a.py"}
-    assert git_history.files_at(tmp_path, staged.base, ["a.py"]) == {"a.py": None}
+    assert git_history.files_at(tmp_path, staged.base, ["a.py"], max_size=1000) == {"a.py": None}
 
 
 def test_staged_changes_read_the_index_git_commit_names(repo, monkeypatch):
