@@ -21,7 +21,7 @@ import functools
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from pytest_citations.core.diagnostics import Diagnostic
+from pytest_citations.core.diagnostics import MESSAGE_LIMIT, Diagnostic, clipped
 from pytest_citations.engine import Task, run_task
 from pytest_citations.run.dependencies import RunWideIndex, Shares
 
@@ -236,7 +236,8 @@ def _work(work: Callable[[list[int]], tuple[Any, list]], caches: list, todo, don
             result, engines = work(numbers)
             done.put((result, [engine.state.cache.take_changes() for engine in engines if engine.state.cache is not None], None))
     except BaseException as exc:  # reported by the parent, which then stops
-        done.put((None, [], f"a worker process failed: {type(exc).__name__}: {exc}"))
+        # (the exception's text may quote the checkout at any length: cut to a message's)
+        done.put((None, [], clipped(f"a worker process failed: {type(exc).__name__}: {exc}", MESSAGE_LIMIT)))
 
 
 def _next(done, workers):

@@ -220,6 +220,25 @@ def test_a_worker_whose_check_raises_ends_the_run_with_a_usage_error(tmp_path, m
                                        "checking files (-j 2): the check is incomplete\n")
 
 
+def test_a_worker_failure_that_quotes_the_checkout_at_length_is_cut_short(tmp_path, monkeypatch, capsys):
+    from pytest_citations.run import parallel
+
+    root = _repo(tmp_path)
+    for number in range(4):
+        (root / ".serena" / "memories" / f"m{number}.md").write_text(MEMORY_CITING_GONE)
+    real = parallel.run_task
+
+    def broken(task, *args):
+        if task.rel.endswith("/m2.md"):
+            raise ValueError("x" * 1_000_000)
+        return real(task, *args)
+
+    monkeypatch.setattr(parallel, "run_task", broken)
+    assert main(["check", str(root), "-j", "2", "--no-cache"]) == 2
+    err = capsys.readouterr().err
+    assert len(err) < 2_200 and "(1000037 characters)" in err and err.endswith("the check is incomplete\n")
+
+
 # -- an internal error is never silenced by the checkout ----------------------------------------------------------------
 
 
