@@ -86,8 +86,13 @@ class Tuple:
     memo: dict[Any, Any] = field(default_factory=dict, repr=False)
 
     def finding(self, message: str, part: Part | None = None, fix=None) -> Finding:
-        line, col = (part.line, part.col) if part is not None else (self.line, self.col)
-        return Finding(message, line, col, fix=fix, context=self.context)
+        """A finding at ``part`` (else at the tuple), which shows that part's line: a JSON tuple
+        written over several lines has its fields on lines of their own, which the rule runner
+        then takes from the file's text."""
+        if part is None or part.line == self.line:
+            return Finding(message, self.line if part is None else part.line, self.col if part is None else part.col,
+                           fix=fix, context=self.context)
+        return Finding(message, part.line, part.col, fix=fix)
 
     @property
     def label(self) -> str:

@@ -718,3 +718,17 @@ def test_a_json_lines_head_cut_inside_its_own_brackets_is_not_claimed(tmp_path):
     (tmp_path / "data.jsonl").write_text('{"id": 1}\n' + deep + "\n", encoding="utf-8")
     engine = Engine.load(tmp_path)
     assert engine.kinds_for("data.jsonl") == ()
+
+
+def test_a_finding_on_a_field_of_a_tuple_written_over_several_lines_shows_that_fields_line(tmp_path):
+    """Was: the line and column of the field, under the line of the tuple's ``{``."""
+    (tmp_path / "pyproject.toml").write_text("[tool.citations]\n")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("x = 1\n")
+    (tmp_path / "review.json").write_text(
+        '{"citations": [\n  {\n    "artifact_id": "src/a.py",\n    "lines": "L9"\n  }\n]}\n')
+    found = {d.code: d for d in _check(tmp_path)}
+    past_the_end = found["R412"]
+    assert (past_the_end.line, past_the_end.col, past_the_end.context) == (4, 14, '    "lines": "L9"')
+    no_hash = found["R409"]  # (at its artifact id)
+    assert (no_hash.line, no_hash.col, no_hash.context) == (3, 20, '    "artifact_id": "src/a.py",')
