@@ -109,7 +109,7 @@ OPTIONS: tuple[tuple[str, str, dict[str, Any]], ...] = (
                             "help": "give up on a request after SECONDS (default 10)"}),
     ("time-limit", "time_limit", {"type": positive_duration, "metavar": "DURATION",
                                   "help": "stop fetching after DURATION in all (30s, 15m, 1h; default 5m): the URLs not "
-                                  "answered by then are not checked (W706)"}),
+                                  "answered by then are not reached (W708, an error)"}),
     ("host-concurrency", "host_concurrency", {"type": positive_integer, "metavar": "N",
                                               "help": "requests in flight to one host at most (default 2)"}),
     ("host-interval", "host_interval", {"type": non_negative_number, "metavar": "SECONDS",

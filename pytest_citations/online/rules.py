@@ -382,8 +382,7 @@ def unchecked_url(c: WebCitation, ctx: RuleContext) -> Iterator[Finding]:
     ## What it does
     In an online run, reports a cited URL that could not be checked: it timed out, answered 429 or
     5xx to the last retry, asked to wait longer than the check waits (`Retry-After`), its
-    `robots.txt` does not let the checker fetch it, or the run's time limit
-    (`--online-time-limit`, 5 minutes) was up before it was answered; a `citation.v1` record's
+    `robots.txt` does not let the checker fetch it; a `citation.v1` record's
     URL whose page refuses this client (401, 403, 451 or a bot challenge) although the record does
     not say `blocked`; and a quote whose page gives no text to check it against (a type with no
     text, or a PDF without the `pdf` extra).
@@ -431,6 +430,8 @@ def unchecked_url(c: WebCitation, ctx: RuleContext) -> Iterator[Finding]:
     found = verdict(answer)
     refused_to_this_client = (found.record_status == "blocked" and c.recorded is not None
                               and c.recorded.status != "blocked")
+    if answer.outcome == "time-up":
+        return  # (W708's: not reached, which the gate does not let pass)
     if found.state is State.UNCHECKED or refused_to_this_client:
         yield _at(c, f"{c.what} cites {quoted(c.url)}, which could not be checked: {found.reason}",
                   known_as=f"{c.what} cites {quoted(c.url)}, which could not be checked")
@@ -485,3 +486,54 @@ def refused_url(c: WebCitation, ctx: RuleContext) -> Iterator[Finding]:
         hint = "; allow the host on the command line (--online-allow) to fetch it" if answer.outcome == "refused-address" else ""
         yield _at(c, f"{c.what} cites {quoted(c.url)}{_redirected(answer)}, which is not fetched: {answer.detail}{hint}",
                   known_as=f"{c.what} cites {quoted(c.url)}, which is not fetched")
+
+
+@rule("W708", "url-not-reached-in-time", unit=WebCitation)
+def url_not_reached_in_time(c: WebCitation, ctx: RuleContext) -> Iterator[Finding]:
+    """
+    ## What it does
+    In an online run, reports a cited URL the check did not reach before its time for the run was
+    up (`--online-time-limit`, 5 minutes by default): the URLs before it took that time.
+
+    ## Why is this bad?
+    The gate cannot vouch for a citation it did not check. A warning would let a pull request that
+    cites enough hosts that never answer push any URL past the limit, a fabricated one included,
+    and pass. So the run fails, and says how many URLs it did not reach.
+
+    ## Example
+
+    Bad (with `--online-time-limit 3s`: the host asks to wait 10 s before it answers):
+
+    ```jsonl title="run/citations/citations.jsonl"
+    {"schema_version": "citation.v1", "normalized_url": "http://news.example/fed-holds", "cid": "cid_8b500dca15c1c946ad7e7958f3df5a3f066905001481db4425565aefde20623f", "url": "http://news.example/fed-holds", "url_original": "http://news.example/fed-holds", "status": "valid", "checked_at": "2026-02-13T12:35:00Z", "http_status": 200, "found_by": [], "notes": ""}
+    ```
+
+    ```http title="http://news.example/fed-holds"
+    HTTP/1.1 429 Too Many Requests
+    Retry-After: 10
+
+    Slow down.
+    ```
+
+    Good (with `--online-time-limit 3s`):
+
+    ```jsonl title="run/citations/citations.jsonl"
+    {"schema_version": "citation.v1", "normalized_url": "http://news.example/fed-holds", "cid": "cid_8b500dca15c1c946ad7e7958f3df5a3f066905001481db4425565aefde20623f", "url": "http://news.example/fed-holds", "url_original": "http://news.example/fed-holds", "status": "valid", "checked_at": "2026-02-13T12:35:00Z", "http_status": 200, "found_by": [], "notes": ""}
+    ```
+
+    ```http title="http://news.example/fed-holds"
+    HTTP/1.1 200 OK
+    Content-Type: text/html
+
+    <p>The Fed held rates steady.</p>
+    ```
+
+    ## Fix
+    Give the run more time (`--online-time-limit 15m`), or find why the URLs before it took so
+    long: the run's summary names the hosts whose URLs were not checked. Cited hosts that never
+    answer are best removed.
+    """
+    answer = _answer(c, ctx)
+    if answer is not None and answer.outcome == "time-up":
+        yield _at(c, f"{c.what} cites {quoted(c.url)}, which the online check did not reach: {answer.detail}",
+                  known_as=f"{c.what} cites {quoted(c.url)}, which the online check did not reach")

@@ -121,7 +121,7 @@ def fetch(engine: Engine, tasks: list[Task], request: OnlineRequest, cache_folde
         from pytest_citations.online.fetch import duration_phrase
 
         notices.append(f"warning: the online check's time ({duration_phrase(settings.time_limit)}) was up: {not_checked} of "
-                       f"{len(answers)} URLs were not checked (W706); --online-time-limit "
+                       f"{len(answers)} URLs were not reached (W708); --online-time-limit "
                        "(--citations-online-time-limit under pytest) gives it more")
     if _network_unreachable(answers):
         notices.append(f"warning: the network looks unreachable: none of the {len({_host(url) for url in answers})} "

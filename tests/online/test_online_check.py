@@ -420,7 +420,7 @@ def test_a_page_is_prepared_once_for_its_quotes_and_the_closest_words_have_a_tim
     assert all("the closest words were not looked for" in message for _, _, message in results)
 
 
-def test_urls_not_answered_in_the_runs_time_are_w706_and_the_run_says_so(tmp_path, web, capsys):
+def test_urls_not_answered_in_the_runs_time_are_w708_errors_and_the_run_says_so(tmp_path, web, capsys):
     from pytest_citations.frontends.cli import main
 
     def never(request):
@@ -432,12 +432,14 @@ def test_urls_not_answered_in_the_runs_time_are_w706_and_the_run_says_so(tmp_pat
     write_records(tmp_path, valid_record(f"http://{HOST}/slow"))
     options = ["--online", "--online-allow", "127.0.0.1", "--online-connect-to", f"{HOST}:80:127.0.0.1:{web.port}",
                "--no-cache", "--online-time-limit", "1s", "--format", "json"]
-    assert main(["check", str(tmp_path), *options]) == 1  # (the record's other fields are U1xx errors)
+    assert main(["check", str(tmp_path), *options, "--select", "W"]) == 1
     out, err = capsys.readouterr()
-    [finding] = [d for d in json.loads(out)["diagnostics"] if d["code"].startswith("W")]
-    assert (finding["code"], finding["message"]) == (
-        "W706", f"the record cites 'http://{HOST}/slow', which could not be checked: the online check's time for a run (1 s) was up")
-    assert ("warning: the online check's time (1 s) was up: 1 of 1 URLs were not checked (W706); --online-time-limit "
+    [finding] = json.loads(out)["diagnostics"]
+    assert (finding["code"], finding["severity"], finding["message"]) == (
+        "W708", "error",
+        f"the record cites 'http://{HOST}/slow', which the online check did not reach: the online check's time for a run "
+        "(1 s) was up")
+    assert ("warning: the online check's time (1 s) was up: 1 of 1 URLs were not reached (W708); --online-time-limit "
             "(--citations-online-time-limit under pytest) gives it more") in err
 
 

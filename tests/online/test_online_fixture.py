@@ -4,10 +4,12 @@ their hosts. Each online rule shows on a realistic file there."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
 import pytest
+from werkzeug import Response
 
 from conftest import PROJECT
 from pytest_citations.online.run import OnlineRequest
@@ -59,7 +61,29 @@ def test_the_online_fixture_shows_every_online_rule(repo, server):
     assert [(path, line, code) for path, line, code, _ in found] == [(path, line, code) for path, line, code, _ in EXPECTED]
     for (_, _, _, message), (_, _, _, named) in zip(found, EXPECTED, strict=True):
         assert named in message
-    assert {code for *_, code, _ in EXPECTED} == {f"W70{n}" for n in range(1, 8)}
+    assert {code for *_, code, _ in EXPECTED} == {f"W70{n}" for n in range(1, 8)}  # (W708: the test below)
+
+
+def test_a_run_whose_time_is_up_before_its_hosts_answer_reports_every_url_it_did_not_reach(repo, server):
+    """W708 on the same files: the run's time limit (0.2 s) is up while the hosts wait 1 s each
+    before they answer."""
+    import time
+
+    def slowly(request):
+        time.sleep(1)
+        return Response("<p>late</p>", content_type="text/html")
+
+    hosts = {path.name for path in (repo / "web").iterdir()}
+    server.expect_request("/robots.txt").respond_with_data("", status=404)
+    server.expect_request(re.compile("/.+")).respond_with_handler(slowly)
+    online = OnlineRequest(allow=("127.0.0.1",), connect_to={(host, 80): ("127.0.0.1", server.port) for host in hosts},
+                           timeout=5, host_interval=0, time_limit=0.2)
+    outcome = CheckRun(CheckRequest(paths=(repo,), online=online, use_cache=False)).check()
+    found = [(d.path, d.code) for d in outcome.report.diagnostics]
+    assert "W708" in {code for _, code in found} <= {"W707", "W708"}  # (the metadata address may be refused in time)
+    assert {path for path, code in found if code == "W708"} == {
+        "briefs/2026-02-11-rates.md", "exchanges/rates-question.exchange.json", "runs/2026-02-11-rates/citations/citations.jsonl"}
+    assert any("the online check's time (0.2 s) was up" in notice for notice in outcome.notices)
 
 
 def test_offline_the_fixture_is_clean(repo):
