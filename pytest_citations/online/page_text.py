@@ -14,8 +14,8 @@ time and memory by the page's size, and a page that cannot be read gives a reaso
   elements never split a word (``wo<b>rd</b>`` is ``word``); whitespace in a line is collapsed.
 - Plain text (any other ``text/*`` type) is decoded the same way and kept as it is.
 - PDF (``application/pdf``, or ``%PDF-`` in the first kilobyte of a body of another type) is read
-  with pypdf, the ``pdf`` extra, when it is installed, for at most :data:`MAX_PDF_PAGES` pages and
-  :data:`PDF_SECONDS` seconds.
+  with pypdf, the ``pdf`` extra, when it is installed, in a process of its own, within the limits of
+  :mod:`pytest_citations.core.pdf_text`.
 - Anything else (images, JSON, ``application/octet-stream`` that is not a PDF) has no text.
 
 Lexbor spends time quadratic in the depth of nested elements (each block start tag searches the
@@ -28,14 +28,11 @@ deep (browsers themselves stop nesting past a few hundred levels), or that has a
 from __future__ import annotations
 
 import codecs
-import contextlib
-import io
-import logging
 import re
-import time
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
+
+from pytest_citations.core import pdf_text
 
 MAX_BODY_BYTES = 10 * 1024 * 1024
 """HTML and plain text are read up to this many bytes; the rest of a longer body is left out."""
@@ -46,14 +43,10 @@ MAX_ATTRIBUTES = 256
 MAX_TAGS = 250_000
 """How many tags of an HTML page are read before the rest of the page is left out (a long article
 has tens of thousands)."""
-MAX_PDF_PAGES = 500
-"""The text of a PDF is extracted from this many pages at most."""
-PDF_SECONDS = 3.0
-"""The time the text of one PDF may take to extract; the pages read by then are kept."""
 SHORT_PAGE_WORDS = 300
 """A page with fewer words than this (title aside) is short: an interstitial is, an article is not."""
 
-PDF_EXTRA_MISSING = "the PDF's text needs the pdf extra (pypdf), which is not installed"
+PDF_EXTRA_MISSING = pdf_text.EXTRA_MISSING
 """The :attr:`PageText.unread` reason of a PDF when pypdf is not installed."""
 
 
@@ -496,97 +489,9 @@ def _prompts(text: str, prompt: re.Pattern[str]) -> bool:
 # -- PDF ------------------------------------------------------------------------------------------
 
 
-class _OutOfTime(Exception):
-    """Raised inside pypdf's text extraction when the PDF's time is up."""
-
-
 def _read_pdf(body: bytes) -> PageText:
-    try:
-        import pypdf
-    except ImportError:
-        return PageText(None, unread=PDF_EXTRA_MISSING)
-    with _quiet(logging.getLogger("pypdf")), _bounded(pypdf):
-        try:
-            reader = pypdf.PdfReader(io.BytesIO(body))
-            if reader.is_encrypted and not _opens_without_password(reader):
-                return PageText(None, unread="the PDF is encrypted")
-            pages = reader.pages
-            count = len(pages)
-        except Exception as error:  # pypdf raises many kinds of errors on a damaged PDF
-            return PageText(None, unread=f"the PDF cannot be read ({type(error).__name__})")
-        return _page_texts(pages, count)
-
-
-def _page_texts(pages: Any, count: int) -> PageText:
-    """The text of the first pages of a PDF, as many as :data:`MAX_PDF_PAGES` and
-    :data:`PDF_SECONDS` allow; a page whose text cannot be extracted is left out, and said so."""
-    stop = _stop_at(time.monotonic() + PDF_SECONDS)
-    texts: list[str] = []
-    unreadable = 0
-    out_of_time = False
-    for number in range(min(count, MAX_PDF_PAGES)):
-        try:
-            texts.append(pages[number].extract_text(visitor_operand_before=stop) or "")
-        except _OutOfTime:
-            out_of_time = True
-            break
-        except Exception:  # (a damaged page, or one past pypdf's limits)
-            unreadable += 1
-    if not texts:
-        reason = f"reading the PDF took over {PDF_SECONDS:g} s" if out_of_time else "no page of the PDF could be read"
-        return PageText(None, unread=reason if count else "the PDF has no pages")
-    left_out = [
-        f"only the first {len(texts) + unreadable} of the PDF's {count} pages are read" if len(texts) + unreadable < count else "",
-        f"reading the PDF took over {PDF_SECONDS:g} s" if out_of_time else "",
-        f"the text of {unreadable} of the PDF's pages could not be extracted" if unreadable else "",
-    ]
-    return PageText("\n".join(texts), partial="; ".join(reason for reason in left_out if reason) or None)
-
-
-def _opens_without_password(reader: Any) -> bool:
-    """Whether an encrypted PDF opens with the empty password (PDFs that restrict only printing or
-    copying do); AES needs the cryptography package, without which it does not open."""
-    try:
-        return bool(reader.decrypt(""))
-    except Exception:
-        return False
-
-
-def _stop_at(deadline: float) -> Callable[..., None]:
-    def visit(*_: Any) -> None:
-        if time.monotonic() > deadline:
-            raise _OutOfTime
-
-    return visit
-
-
-@contextlib.contextmanager
-def _quiet(logger: logging.Logger) -> Iterator[None]:
-    """A damaged PDF is reported as unreadable, not logged (as the offline PDF check does)."""
-    level = logger.level
-    logger.setLevel(logging.CRITICAL)
-    try:
-        yield
-    finally:
-        logger.setLevel(level)
-
-
-@contextlib.contextmanager
-def _bounded(pypdf: Any) -> Iterator[None]:
-    """pypdf's own limits, tighter than its defaults, where pypdf has them (7.0 and later; they hold
-    for the current thread or task only): a stream decompresses to 20 MB at most, and a page's
-    content stream is parsed up to 250,000 items (about a second)."""
-    apply_configuration = getattr(pypdf, "apply_configuration", None)
-    if apply_configuration is None:
-        yield
-        return
-    limit = 20_000_000
-    with apply_configuration(
-        zlib_maximum_output_length=limit,
-        lzw_maximum_output_length=limit,
-        run_length_maximum_output_length=limit,
-        brotli_maximum_output_length=limit,
-        array_based_stream_maximum_output_length=limit,
-        stream_parsing_work_maximum_count=250_000,
-    ):
-        yield
+    """The text of a PDF's first pages, read in a process of its own (:mod:`pytest_citations.core.pdf_text`)."""
+    read = pdf_text.read(body)
+    if read.pages is None:
+        return PageText(None, unread=read.unread)
+    return PageText("\n".join(read.pages), partial=read.partial)

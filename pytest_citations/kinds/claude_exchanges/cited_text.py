@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from typing import cast
 
+from pytest_citations.core import pdf_text
 from pytest_citations.kinds.claude_exchanges.model import FITS, Citation, Document, SearchResult
 
 
@@ -50,28 +51,18 @@ _NOT_EXTRACTED = ()  # the cache value of a PDF whose text could not be extracte
 
 
 def pdf_pages(doc: Document) -> list[str] | None:
-    """The text of each page of a base64 PDF document, extracted with pypdf (the ``pdf`` extra);
-    None when pypdf is not installed, the PDF is sent by URL, or pypdf cannot read it."""
+    """The text of each page of a base64 PDF document, extracted with pypdf (the ``pdf`` extra) in
+    a process of its own (:mod:`pytest_citations.core.pdf_text`); None when pypdf is not installed,
+    the PDF is sent by URL, pypdf cannot read it, or not every page was read within the limits (a
+    page range is then not known to be past the end)."""
     if doc.kind != "pdf" or doc.data is None:
         return None
     if doc.pages is None:
-        try:
-            import pypdf
-        except ImportError:
+        read = pdf_text.read(doc.data)
+        if read.unread == pdf_text.EXTRA_MISSING:
             return None  # not cached: installing the extra changes the answer
-        import io
-        import logging
-
-        logger = logging.getLogger("pypdf")
-        level = logger.level
-        logger.setLevel(logging.CRITICAL)  # a malformed PDF is reported as unverifiable, not logged
-        try:
-            reader = pypdf.PdfReader(io.BytesIO(doc.data))
-            doc.pages = [page.extract_text() or "" for page in reader.pages] or _NOT_EXTRACTED
-        except Exception:  # pypdf raises many kinds of errors on a broken PDF
-            doc.pages = _NOT_EXTRACTED
-        finally:
-            logger.setLevel(level)
+        whole = read.pages is not None and read.partial is None
+        doc.pages = read.pages if whole and read.pages else _NOT_EXTRACTED
     return list(doc.pages) if doc.pages is not _NOT_EXTRACTED else None
 
 
