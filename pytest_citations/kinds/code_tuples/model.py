@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -162,6 +162,16 @@ class CodeTuples:
         # A bracket the head's end cuts may be a tuple padded past it, in Markdown; a JSON head cut
         # inside its own brackets (a deep array, a long line) says nothing of the sort.
         return not json_like and head_fills_window(head) and ends_inside_a_tuple(head)
+
+    def sniff_long(self, head: str, text: Iterable[str]) -> bool:
+        """Whether a Markdown file whose head :meth:`sniff` does not claim holds a tuple past it: a
+        head that fills the window may be pages of prose before the first citation (a long review
+        that cites its sources at its end). Its ``text``, read on from the start, is searched a
+        piece at a time, a pass that stops at the first tuple. (A JSON document's tuples are
+        weighed by the head alone: large JSON data files are many, and read whole they would cost
+        every run.)"""
+        json_like = head.lstrip("\ufeff \t\r\n")[:1] in ("{", "[")
+        return not json_like and head_fills_window(head) and any(any(True for _ in find_inline(piece)) for piece in text)
 
     def units(self, ctx) -> Iterator[Tuple | Reported]:
         rel = ctx.rel.lower()

@@ -732,3 +732,14 @@ def test_a_finding_on_a_field_of_a_tuple_written_over_several_lines_shows_that_f
     assert (past_the_end.line, past_the_end.col, past_the_end.context) == (4, 14, '    "lines": "L9"')
     no_hash = found["R409"]  # (at its artifact id)
     assert (no_hash.line, no_hash.col, no_hash.context) == (3, 20, '    "artifact_id": "src/a.py",')
+
+
+def test_a_markdown_file_whose_first_tuple_lies_past_the_head_is_claimed_and_checked(tmp_path):
+    """Pages of prose, then the citations: the file is read on past its 64 KiB head, and its tuples
+    are checked. Was: not claimed, a silent pass."""
+    (tmp_path / "pyproject.toml").write_text("[tool.citations]\n")
+    prose = "".join(f"Paragraph {n} of the review says what was looked at and why it matters.\n\n" for n in range(1500))
+    assert len(prose) > 65_536
+    (tmp_path / "review.md").write_text(prose + "The limit is checked in [src/gone.py, L3].\n")
+    (tmp_path / "plain.md").write_text(prose + "No citation here, only [a link](https://example.org/x.md).\n")
+    assert [(d.path, d.code) for d in _check(tmp_path)] == [("review.md", "R406")]
