@@ -20,7 +20,10 @@ from pytest_citations.core.diagnostics import quoted
 from pytest_citations.core.suppressions import INTERNAL_ERROR
 
 FORMAT = "pytest-citations-baseline/1"
-MAX_SIZE = 64 << 20  # bytes of a baseline at most (about 300,000 findings)
+# A baseline comes with the checkout: what reading it may cost is bounded by its bytes and by the
+# objects it holds (64 MiB of `{}` took 1.6 GB; a Python object costs far more than its JSON text).
+MAX_SIZE = 8 << 20  # bytes of a baseline at most (about 40,000 findings)
+MAX_OBJECTS = 100_000  # JSON objects in a baseline at most (an entry is one)
 
 
 class BaselineError(Exception):
@@ -43,13 +46,15 @@ def dumps(diagnostics) -> str:
 def load(path: Path) -> dict[str, Counter]:
     """Counts of known findings, by file path and then by (code, message)."""
     try:
-        data = json.loads(sources.read_named_file(Path(path), MAX_SIZE).decode("utf-8"))
+        data = json.loads(sources.read_named_file(Path(path), MAX_SIZE).decode("utf-8"), object_pairs_hook=_counted())
     except OSError as exc:
         raise BaselineError(f"{path}: cannot read baseline: {exc.strerror or exc}") from None
     except sources.SourceError as exc:
         raise BaselineError(f"{path}: cannot read baseline: {exc.message}") from None
     except (UnicodeDecodeError, ValueError) as exc:
         raise BaselineError(f"{path}: cannot read baseline: {exc}") from None
+    except _TooMany:
+        raise BaselineError(f"{path}: cannot read baseline: it holds more than {MAX_OBJECTS} objects") from None
     except RecursionError:  # (the JSON decoder recurses: `[` a hundred thousand times)
         raise BaselineError(f"{path}: cannot read baseline: it is nested too deeply") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("entries"), list):
@@ -61,6 +66,25 @@ def load(path: Path) -> dict[str, Counter]:
         except (KeyError, TypeError, ValueError, OverflowError):  # (OverflowError: a count of 1e400, infinity)
             raise BaselineError(f"{path}: malformed baseline entry {quoted(entry)}") from None
     return counts
+
+
+class _TooMany(Exception):
+    pass
+
+
+def _counted():
+    """An ``object_pairs_hook`` that makes each JSON object a dict, and stops the read past
+    :data:`MAX_OBJECTS` of them."""
+    made = 0
+
+    def hook(pairs: list) -> dict:
+        nonlocal made
+        made += 1
+        if made > MAX_OBJECTS:
+            raise _TooMany
+        return dict(pairs)
+
+    return hook
 
 
 def subtract(diagnostics, baseline: dict[str, Counter]) -> list:

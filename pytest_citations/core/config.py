@@ -157,7 +157,7 @@ def find_settings(start: Path) -> tuple[Path, dict[str, Any], Path | None]:
     for folder in (start, *start.parents):
         candidate = folder / "pyproject.toml"
         if _is_file(candidate):
-            table = _read_table(candidate, pyproject=True)
+            table = _read_table(candidate, pyproject=True, found=True)
             if table is not None:
                 return folder.resolve(), table, candidate.resolve()
             fallback = fallback or folder
@@ -172,7 +172,7 @@ def find_settings(start: Path) -> tuple[Path, dict[str, Any], Path | None]:
 def has_settings(folder: Path) -> bool:
     """Whether ``folder`` holds a ``pyproject.toml`` with a ``[tool.citations]`` table."""
     candidate = folder / "pyproject.toml"
-    return _is_file(candidate) and _read_table(candidate, pyproject=True) is not None
+    return _is_file(candidate) and _read_table(candidate, pyproject=True, found=True) is not None
 
 
 def _is_file(path: Path) -> bool:
@@ -182,6 +182,14 @@ def _is_file(path: Path) -> bool:
         return path.is_file()
     except OSError as exc:
         raise _unresolvable(path, exc) from None
+
+
+def _leads_nowhere_else(path: Path) -> bool:
+    """Whether ``path``, its symlinks resolved, still lies in the folder that holds it."""
+    try:
+        return path.resolve().parent.is_relative_to(path.parent.resolve())
+    except (OSError, RuntimeError):  # (a loop: reading it says so)
+        return True
 
 
 def _exists(path: Path) -> bool:
@@ -197,7 +205,13 @@ def _unresolvable(path: Path, exc: OSError) -> ConfigError:
     return ConfigError(f"{clipped(path.as_posix(), 200)}: cannot read settings: {exc.strerror or exc}")
 
 
-def _read_table(path: Path, pyproject: bool) -> dict[str, Any] | None:
+def _read_table(path: Path, pyproject: bool, found: bool = False) -> dict[str, Any] | None:
+    """The ``[tool.citations]`` table of the settings file ``path`` (of a ``pyproject.toml``:
+    None when it has none). A file ``found`` in a folder (not named by the user) comes with the
+    checkout: a symlink that leads out of its folder is not followed, nor is what it leads to
+    described."""
+    if found and not _leads_nowhere_else(path):
+        raise ConfigError(f"{path}: cannot read settings: it is a symlink that leads out of its folder")
     try:
         text = sources.read_named_file(path, MAX_SETTINGS_BYTES).decode("utf-8")
         data = _settings_document(text)
@@ -246,9 +260,12 @@ def _nested_deeper_than(data: dict[str, Any], limit: int) -> bool:
 def load_config(start: Path, kinds, registry, config_file: Path | None = None) -> Config:
     """Settings for files under ``start`` (or from ``config_file``), validated."""
     if config_file is not None:
-        config_file = config_file.resolve()
-        if not config_file.is_file():
-            raise ConfigError(f"{config_file}: no such settings file")
+        named = config_file
+        if not _exists(named):
+            raise ConfigError(f"{named}: no such settings file")
+        if not _is_file(named):
+            raise ConfigError(f"{named}: cannot read settings: not a regular file")
+        config_file = named.resolve()
         table = _read_table(config_file, pyproject=config_file.name == "pyproject.toml") or {}
         root = config_file.parent
     else:

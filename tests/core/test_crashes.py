@@ -180,8 +180,8 @@ def test_a_baseline_or_settings_file_that_is_no_regular_file_or_too_large_is_ref
     (repo / ".serena" / "memories" / "m.md").write_text(MEMORY)
     if target == "sparse":
         with open(repo / "baseline.json", "wb") as stream:
-            stream.truncate((64 << 20) + 1)
-        said = f"cannot read baseline: the file is {(64 << 20) + 1} bytes, over the {64 << 20}-byte limit"
+            stream.truncate((8 << 20) + 1)
+        said = f"cannot read baseline: the file is {(8 << 20) + 1} bytes, over the {8 << 20}-byte limit"
     else:
         (repo / "baseline.json").symlink_to(target)
         said = "cannot read baseline: not a regular file"
@@ -190,7 +190,48 @@ def test_a_baseline_or_settings_file_that_is_no_regular_file_or_too_large_is_ref
     if target != "sparse":  # settings found on the way up are only ever regular files; named ones are refused
         (repo / "settings.toml").symlink_to(target)
         done = citations(repo, "--config", "settings.toml")
-        assert done.returncode == 2 and done.stderr.startswith("citations: error: ") and "settings" in done.stderr, done.stderr
+        assert (done.returncode, done.stderr) == (2, "citations: error: settings.toml: cannot read settings: not a regular file\n")
+
+
+def test_a_baseline_of_more_objects_than_a_baseline_holds_is_refused_in_bounded_memory(tmp_path):
+    """8 MiB of ``{}``: 2.8 million objects. Was (at the 64 MiB cap): 1.66 GB before the first
+    entry was found malformed."""
+    from bounded_run import check_bounded
+
+    repo = _repo(tmp_path)
+    (repo / ".serena" / "memories" / "m.md").write_text(MEMORY)
+    head = '{"format": "pytest-citations-baseline/1", "entries": ['
+    count = ((8 << 20) - len(head) - 2) // 3
+    (repo / "baseline.json").write_text(head + ",".join(["{}"] * count) + "]}")
+    outcome = check_bounded(repo, "--baseline", "baseline.json")
+    outcome.assert_bounded()
+    assert (outcome.status, outcome.stderr) == (
+        2, "citations: error: baseline.json: cannot read baseline: it holds more than 100000 objects\n")
+
+
+@pytest.mark.parametrize("where", ["pyproject.toml", "sub/pyproject.toml"])
+def test_settings_found_in_the_checkout_are_not_read_through_a_symlink_that_leads_out(tmp_path, where):
+    """A committed ``pyproject.toml`` linked to a file outside the checkout: not read, and the message
+    says nothing of what it leads to (its size, whether it is TOML). Was: read, and described."""
+    repo = _repo(tmp_path)
+    (repo / ".serena" / "memories" / "m.md").write_text(MEMORY)
+    outside = tmp_path / "outside.bin"
+    outside.write_bytes(b"\x00" * 2_000_000)
+    settings = repo / where
+    settings.parent.mkdir(exist_ok=True)
+    settings.unlink(missing_ok=True)
+    settings.symlink_to(outside)
+    done = citations(repo, "sub" if where.startswith("sub/") else ".")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.endswith(f"{where}: cannot read settings: it is a symlink that leads out of its folder\n"), done.stderr
+    assert "2000000" not in done.stderr
+
+
+def test_a_config_that_is_a_folder_is_said_to_be_one(tmp_path):
+    repo = _repo(tmp_path)
+    (repo / "settings.toml").mkdir()
+    done = citations(repo, "--config", "settings.toml")
+    assert (done.returncode, done.stderr) == (2, "citations: error: settings.toml: cannot read settings: not a regular file\n")
 
 
 # -- whatever else: an internal error, defused --------------------------------------------------
