@@ -141,6 +141,7 @@ def checkout_of(root: Path, timeout: float = DEFAULT_TIMEOUT) -> tuple[Checkout 
     try:
         return _checkout_at(top, _Budget(timeout))
     except TimeoutError:
+        dependencies.note_run_limit()  # (the machine's load, not the files, decided it)
         return None, f"git did not answer within {timeout:g} s"
 
 
@@ -575,6 +576,7 @@ def file_history(
     try:
         return _file_history(Path(root).resolve(), rel, max_commits, timeout, enclosing)
     except TimeoutError:
+        dependencies.note_run_limit()  # (the machine's load, not the files, decided it)
         return History(None, f"git history search stopped after {timeout:g} s")
     except Exception as exc:  # a git oddity must never break a check
         return History(None, f"git history unavailable ({type(exc).__name__})")
@@ -787,6 +789,7 @@ def _version_data(checkout: Checkout, version: Version, timeout: float) -> tuple
     try:
         data = _git(checkout, ["cat-file", "blob", version.blob], _Budget(timeout))
     except TimeoutError:
+        dependencies.note_run_limit()  # (the machine's load, not the files, decided it)
         return None, f"git did not answer within {timeout:g} s"
     if data is None or content_hash(data) != version.hash:
         return None, "git did not give the version it hashed"

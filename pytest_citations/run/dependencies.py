@@ -19,10 +19,11 @@ read and the cache's hashing would otherwise key old findings by new bytes (see
 :meth:`pytest_citations.run.cache.ResultCache.store`).
 
 A check that met one of the run's limits (:mod:`pytest_citations.run.budget`: the time of the
-evidence stores, the bytes of git history, the time of the settings' patterns) found what it found
-because of what the rest of the run spent, not only because of what it read: it notes so
-(:func:`note_run_limit`), and its result is never kept. Kept, it would outlive the files that spent
-the run's limit, until the file's own bytes changed.
+evidence stores, the bytes of git history, the time of the settings' patterns), or a limit of time
+(a git command, a store's query, a pattern on a claim), found what it found because of what the
+rest of the run spent or how busy the machine was, not only because of what it read: it notes so
+(:func:`note_run_limit`), and its result is never kept. Kept, it would outlive its cause until the
+file's own bytes changed.
 """
 
 from __future__ import annotations
@@ -102,7 +103,8 @@ def note_read(real_path: str, info: os.stat_result) -> None:
 
 
 def note_run_limit() -> None:
-    """Note that one of the run's limits decided part of the result: it is not to be kept."""
+    """Note that one of the run's limits, or a limit of time, decided part of the result: it is
+    not to be kept."""
     recorder = _active.get()
     if recorder is not None:
         recorder.run_limited = True

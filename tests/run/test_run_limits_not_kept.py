@@ -54,3 +54,33 @@ def test_claims_classified_without_the_settings_patterns_for_want_of_time_are_no
     monkeypatch.setattr(claims, "RUN_SECONDS", 1.0)
     monkeypatch.setattr(claims, "SECONDS_PER_MIB", 1.0)
     assert [(path, code) for path, code, _ in codes(repo, cache / "spent", capsys) if code in ("B321", "B337")] == wanted
+
+
+def test_a_git_history_search_stopped_by_its_time_is_not_kept(tmp_path, monkeypatch, capsys):
+    """A git command that did not answer in time (a busy machine) decided the message of a STALE
+    tuple: the next run searches the history again. Was: the message kept until the file changed."""
+    from test_code_tuples import APP_V1, APP_V2, _commit, _git, _h, _write
+
+    from pytest_citations.core import git_history
+
+    (tmp_path / "pyproject.toml").write_text("[tool.citations]\n")
+    _git(tmp_path, "init", "-q")
+    _write(tmp_path, {"src/app.py": APP_V1})
+    _commit(tmp_path, "v1", "2026-01-05")
+    _write(tmp_path, {"src/app.py": APP_V2, "notes/review.md": f"Users are refused [src/app.py@{_h(APP_V1)}, L1-2].\n"})
+    _commit(tmp_path, "v2", "2026-02-01")
+    cache = tmp_path.parent / "cache"
+    real = git_history._git
+
+    def slow(checkout, args, *rest, **keywords):
+        if args[0] == "log":
+            raise TimeoutError
+        return real(checkout, args, *rest, **keywords)
+
+    monkeypatch.setattr(git_history, "_git", slow)
+    [(_, code, message)] = codes(tmp_path, cache, capsys)
+    assert code == "R408" and "git history search stopped after" in message
+    monkeypatch.setattr(git_history, "_git", real)
+    [(_, code, message)] = codes(tmp_path, cache, capsys)
+    assert code == "R408" and "it had this hash at commit" in message
+

@@ -445,6 +445,7 @@ class BoundedConnection(sqlite3.Connection):
         if self.overran and self.cut_short:
             return _run_time_spent(self.rel)
         if self.overran or exc is None:
+            dependencies.note_run_limit()  # (the machine's load may have decided it)
             return StoreError(f"evidence store {self.rel}: a query ran longer than {round(self.budget, 2):g} s; the store is read no further")
         return StoreError(f"evidence store {self.rel} cannot be read: {exc}")
 
