@@ -17,12 +17,13 @@ from an untrusted checkout and the answers from servers anyone may run:
 - Bounded: each attempt (connecting, the headers, the whole body) within ``timeout`` seconds, and
   the whole run within ``time_limit``; a body (decompressed) read up to ``max_body`` bytes;
   redirects followed by hand, each hop checked again, at most ``max_redirects``; at most
-  :data:`BODIES_HELD` bodies held at once; a server's headers are limited by aiohttp's parser. Anything unexpected while fetching one URL becomes its
-  answer (outcome ``connect``, the exception's type in the detail); the others go on.
-- Answers that will not change soon (a response that is not 429 or 5xx, a host that does not
-  exist, a redirect loop) are kept in the response cache
-  (:mod:`pytest_citations.online.response_cache`) and given again for ``max_age`` seconds
-  without a request; after that, one with an ETag or Last-Modified is revalidated.
+  :data:`BODIES_HELD` bodies held at once; a server's headers are limited by aiohttp's parser.
+  Anything unexpected while fetching one URL becomes its answer (outcome ``connect``, the
+  exception's type in the detail); the others go on.
+- Answers that will not change soon (a response that is not 429 or 5xx, a redirect loop) are kept
+  in the response cache (:mod:`pytest_citations.online.response_cache`) and given again for
+  ``max_age`` seconds without a request; after that, one with an ETag or Last-Modified is
+  revalidated.
 
 ``final_url`` is the URL at which an answer's chain of redirects ended: the last ``Location`` of
 ``redirects`` (followed or refused), else the URL asked; ``status`` is the status of the response
@@ -73,7 +74,7 @@ USER_AGENT = f"pytest-citations/{__version__} (citation checker)"
 ACCEPT = "text/html,application/xhtml+xml,application/pdf;q=0.9,text/plain;q=0.8,*/*;q=0.5"
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
 WAIT_STATUSES = frozenset({429, 503})  # the statuses a Retry-After asks to wait after
-CACHED_OUTCOMES = frozenset({"ok", "dns", "redirect-loop", "too-many-redirects"})
+CACHED_OUTCOMES = frozenset({"ok", "redirect-loop", "too-many-redirects"})
 _READ_CHUNK = 1 << 16
 _PAGE_WORKERS = 2
 _NO_SUCH_HOST = {socket.EAI_NONAME, getattr(socket, "EAI_NODATA", socket.EAI_NONAME)}
@@ -460,15 +461,11 @@ class _Run:
             if self.settings.robots:
                 blocked = await self._robots_block(url)
                 if blocked is not None:
-                    return chain.answer(blocked.outcome, blocked.detail, blocked.status), chain.kept(blocked.definitive)
+                    return chain.answer(blocked.outcome, blocked.detail, blocked.status), chain.kept(_kept(blocked))
             conditional = _conditional_headers(stale) if stale is not None and chain.final_url == stale["final_url"] else {}
             result = await self._attempts(url, conditional, self.settings.max_body, chain)
             if isinstance(result, _Failure):
-                # A host that does not exist is not kept past the run: a name may come to exist, and
-                # a machine without DNS (a closed network, a typo in --online-connect-to) would keep
-                # every URL dead for a day.
-                kept = result.definitive and result.outcome != "dns"
-                return chain.answer(result.outcome, result.detail, result.status), chain.kept(kept)
+                return chain.answer(result.outcome, result.detail, result.status), chain.kept(_kept(result))
             if result.status == 304 and conditional and stale is not None:
                 renewed = _answer_of(chain.url, stale, time.time(), requests=chain.requests)
                 return replace(renewed, redirects=tuple(chain.redirects)), stale["wanted_text"]
@@ -674,6 +671,14 @@ class _Run:
                 return _robots_unavailable(result.status)
             return robots.Rules(None)
         return robots.Rules(None)
+
+
+def _kept(failure: _Failure) -> bool:
+    """Whether the cache keeps the answer a failure gives: a definitive one, but a host that does
+    not exist (met by the URL or by its site's robots.txt), which is not kept past the run: a name
+    may come to exist, and a machine without DNS (a closed network, a typo in --online-connect-to)
+    would keep every URL dead for a day."""
+    return failure.definitive and failure.outcome != "dns"
 
 
 def _robots_unavailable(status: int) -> _Failure:
