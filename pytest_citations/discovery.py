@@ -362,8 +362,8 @@ def walk_files(root: Path, folder: Path, excludes: tuple[str, ...]) -> tuple[lis
         prefix = "" if base == "." else base + "/"
         kept = []
         for name in sorted(dirnames):
-            if excluded(prefix + name):
-                continue
+            if excluded(prefix + name) or os.path.islink(os.path.join(current, name)):
+                continue  # (a symlinked folder is never walked, nor a root: it may lead out of the checkout)
             if _has_settings(Path(current) / name, prefix + name):
                 nested.append(prefix + name)
             else:

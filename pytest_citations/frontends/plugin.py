@@ -238,6 +238,7 @@ class CitationsCollector:
         self._errors: list[str] = []
         # a folder pytest visits -> (its files' engine, their root-relative prefix), or a bad setting's error
         self._folders: dict[str, tuple[Engine, str | None] | pytest.UsageError] = {}
+        self._linked: dict[str, bool] = {}  # a folder pytest visits -> whether it lies in a symlinked folder
         self._received: dict = {}  # xdist controller: cache key -> cache the workers' entries go to
         # engine id -> (the request of its files in this session, the answers of its record or None)
         self._records: dict[int, tuple[Request, Answers | None]] = {}
@@ -392,6 +393,17 @@ class CitationsCollector:
             return None
         return False if engine.discovery.includes_folder(rel) else None
 
+    def _in_a_symlinked_folder(self, folder: str) -> bool:
+        """Whether ``folder`` lies in a symlinked folder below the path the session checks that
+        holds it (a path named on the command line may itself be one)."""
+        found = self._linked.get(folder)
+        if found is None:
+            parent, name = os.path.split(folder)
+            named = not name or any(_same_folder(folder, path) for path in self.paths)
+            found = not named and (os.path.islink(folder) or self._in_a_symlinked_folder(parent))
+            self._linked[folder] = found
+        return found
+
     def _folder(self, folder: str) -> tuple[Engine, str | None] | pytest.UsageError:
         """(the engine of a folder's files, their root-relative prefix or None outside its root),
         worked out once per folder, as thousands of files may share one; or a bad setting's error."""
@@ -410,6 +422,8 @@ class CitationsCollector:
     @_unforeseen_errors_as(_collect_error)
     def pytest_collect_file(self, file_path: Path, parent: pytest.Collector):
         folder, name = os.path.split(str(file_path))
+        if self._in_a_symlinked_folder(folder):
+            return None  # (citations check never walks one either: it may lead out of the checkout)
         found = self._folder(folder)
         if isinstance(found, pytest.UsageError):
             return self._settings_error(found, parent, file_path)
@@ -616,6 +630,13 @@ class CitationsCollector:
     def pytest_collection_modifyitems(self) -> None:
         if self._errors and not self._in_worker:
             raise pytest.UsageError(*self._errors)
+
+
+def _same_folder(folder: str, path: Path) -> bool:
+    try:
+        return path.is_dir() and os.path.samefile(folder, path)
+    except OSError:
+        return False
 
 
 def _node_names(parent: pytest.Collector, path: Path, name: str | None) -> _NodeNames:

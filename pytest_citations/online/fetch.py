@@ -128,6 +128,9 @@ class Answer:
     requests: int  # HTTP requests this answer cost in this run (robots.txt not counted)
     etag: str | None = None
     last_modified: str | None = None
+    # the page's text was wanted and the page answered, but the run could not hold its text (it
+    # holds MAX_RUN_TEXT characters at most): a limit of the run, not of the page, left it unread
+    text_over_run_limit: bool = False
 
 
 # page(body, content_type, wants_text) -> what the page says (its text when wanted, a wall, why
@@ -197,6 +200,7 @@ class _Reply:
     wall: str | None = None
     page_failed: str | None = None  # the type of the exception the page hook raised
     unread: str | None = None  # why the page gives no text, or only its first part
+    text_over_run_limit: bool = False  # (Answer.text_over_run_limit)
 
 
 @dataclass
@@ -224,7 +228,8 @@ class _Chain:
             text=None if reply is None else reply.text, wall=None if reply is None else reply.wall,
             truncated=reply is not None and reply.truncated, fetched_at=time.time(), from_cache=False,
             requests=self.requests, etag=None if reply is None else reply.etag,
-            last_modified=None if reply is None else reply.last_modified)
+            last_modified=None if reply is None else reply.last_modified,
+            text_over_run_limit=reply is not None and reply.text_over_run_limit)
 
 
 def reach_of(settings: FetchSettings) -> str:
@@ -601,6 +606,7 @@ class _Run:
                 if self._text_held + len(reply.text) > MAX_RUN_TEXT:
                     reply.text = None
                     reply.unread = f"the run already holds {MAX_RUN_TEXT >> 20} Mi characters of page text"
+                    reply.text_over_run_limit = True
                 else:
                     self._text_held += len(reply.text)
             reply.truncated = reply.truncated or read.partial is not None

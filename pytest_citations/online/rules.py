@@ -431,11 +431,11 @@ def unchecked_url(c: WebCitation, ctx: RuleContext) -> Iterator[Finding]:
     refused_to_this_client = (found.record_status == "blocked" and c.recorded is not None
                               and c.recorded.status != "blocked")
     if answer.outcome == "time-up":
-        return  # (W708's: not reached, which the gate does not let pass)
+        return  # (W708's: a limit of the run, which the gate does not let pass)
     if found.state is State.UNCHECKED or refused_to_this_client:
         yield _at(c, f"{c.what} cites {quoted(c.url)}, which could not be checked: {found.reason}",
                   known_as=f"{c.what} cites {quoted(c.url)}, which could not be checked")
-    elif found.state is State.LIVE and c.quote is not None and answer.text is None:
+    elif found.state is State.LIVE and c.quote is not None and answer.text is None and not answer.text_over_run_limit:
         why = answer.detail or f"a page of type {quoted(answer.content_type or 'unknown')} gives no text"
         yield _at(c, f"the quote of {c.what} could not be checked against {quoted(c.url)}: {why}",
                   known_as=f"the quote of {c.what} could not be checked against {quoted(c.url)}")
@@ -488,17 +488,20 @@ def refused_url(c: WebCitation, ctx: RuleContext) -> Iterator[Finding]:
                   known_as=f"{c.what} cites {quoted(c.url)}, which is not fetched")
 
 
-@rule("W708", "url-not-reached-in-time", unit=WebCitation)
-def url_not_reached_in_time(c: WebCitation, ctx: RuleContext) -> Iterator[Finding]:
+@rule("W708", "run-limit-reached", unit=WebCitation)
+def run_limit_reached(c: WebCitation, ctx: RuleContext) -> Iterator[Finding]:
     """
     ## What it does
     In an online run, reports a cited URL the check did not reach before its time for the run was
-    up (`--online-time-limit`, 5 minutes by default): the URLs before it took that time.
+    up (`--online-time-limit`, 5 minutes by default), and a quote whose page answered but whose
+    text the run could not hold (it holds 64 Mi characters of page text at most): a limit of the
+    run, which the URLs and pages before them reached, not a fault of the cited server.
 
     ## Why is this bad?
     The gate cannot vouch for a citation it did not check. A warning would let a pull request that
-    cites enough hosts that never answer push any URL past the limit, a fabricated one included,
-    and pass. So the run fails, and says how many URLs it did not reach.
+    cites enough hosts that never answer, or enough large pages, push any URL or quote past the
+    limit, a fabricated one included, and pass. So the run fails, and says how many URLs it did
+    not reach.
 
     ## Example
 
@@ -529,11 +532,16 @@ def url_not_reached_in_time(c: WebCitation, ctx: RuleContext) -> Iterator[Findin
     ```
 
     ## Fix
-    Give the run more time (`--online-time-limit 15m`), or find why the URLs before it took so
-    long: the run's summary names the hosts whose URLs were not checked. Cited hosts that never
-    answer are best removed.
+    Give the run more time (`--online-time-limit 15m`), or find what took it: the run's summary
+    names the hosts whose URLs were not checked. Cited hosts that never answer are best removed;
+    a run that cites more than 64 Mi characters of pages with quotes is best split.
     """
     answer = _answer(c, ctx)
-    if answer is not None and answer.outcome == "time-up":
+    if answer is None:
+        return
+    if answer.outcome == "time-up":
         yield _at(c, f"{c.what} cites {quoted(c.url)}, which the online check did not reach: {answer.detail}",
                   known_as=f"{c.what} cites {quoted(c.url)}, which the online check did not reach")
+    elif answer.text_over_run_limit and c.quote is not None and answer.text is None:
+        yield _at(c, f"the quote of {c.what} could not be checked against {quoted(c.url)}: {answer.detail}",
+                  known_as=f"the quote of {c.what} could not be checked against {quoted(c.url)}")

@@ -123,6 +123,12 @@ def fetch(engine: Engine, tasks: list[Task], request: OnlineRequest, cache_folde
         notices.append(f"warning: the online check's time ({duration_phrase(settings.time_limit)}) was up: {not_checked} of "
                        f"{len(answers)} URLs were not reached (W708); --online-time-limit "
                        "(--citations-online-time-limit under pytest) gives it more")
+    over_text = sum(answer.text_over_run_limit for answer in answers.values())
+    if over_text:
+        from pytest_citations.online.fetch import MAX_RUN_TEXT
+
+        notices.append(f"warning: the run held the {MAX_RUN_TEXT >> 20} Mi characters of page text it allows: the quotes of "
+                       f"{over_text} URLs were not checked (W708)")
     if _network_unreachable(answers):
         notices.append(f"warning: the network looks unreachable: none of the {len({_host(url) for url in answers})} "
                        "cited hosts answered, so no URL was judged (W706)")

@@ -227,6 +227,22 @@ def test_settings_found_in_the_checkout_are_not_read_through_a_symlink_that_lead
     assert "2000000" not in done.stderr
 
 
+def test_a_symlinked_folder_that_leads_out_of_the_checkout_is_no_nested_root(tmp_path):
+    """A committed folder symlink to a folder outside whose pyproject.toml has [tool.citations]:
+    not a root of the run, nothing of it read or shown. Was: its settings read and its files
+    checked, their lines printed."""
+    repo = _repo(tmp_path)
+    (repo / ".serena" / "memories" / "m.md").write_text(MEMORY)
+    outside = tmp_path / "outside"
+    (outside / ".serena" / "memories").mkdir(parents=True)
+    (outside / "pyproject.toml").write_text("[tool.citations]\n")
+    (outside / ".serena" / "memories" / "secret.md").write_text(MEMORY.replace("gone.py", "SECRET-TOKEN.py"))
+    (repo / "linked").symlink_to(outside, target_is_directory=True)
+    for done in (citations(repo), pytest_citations(repo)):
+        assert "SECRET-TOKEN" not in done.stdout + done.stderr
+        assert "linked/" not in done.stdout, done.stdout
+
+
 def test_a_config_that_is_a_folder_is_said_to_be_one(tmp_path):
     repo = _repo(tmp_path)
     (repo / "settings.toml").mkdir()

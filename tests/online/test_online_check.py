@@ -202,6 +202,27 @@ def test_claude_cited_text_is_looked_for_on_the_page(tmp_path, web):
     assert results == [("b.exchange.json", "W705")]
 
 
+def test_a_quote_whose_page_the_run_could_not_hold_is_w708_an_error(tmp_path, web, monkeypatch):
+    """The run holds a bounded amount of page text; a checkout can fill it with pages of its own so
+    that the page of a fabricated quote comes after: that quote must fail the gate, not pass as a
+    W706 warning (found by an attack: 13 pages of 5 MiB before the victim's). Here the run holds
+    less than either page."""
+    from pytest_citations.online import fetch as fetching
+
+    monkeypatch.setattr(fetching, "MAX_RUN_TEXT", 5)
+    first = serve(web, "/first", "<p>The attacker's own page.</p>")
+    victim = serve(web, "/victim", "<p>The Fed held rates steady.</p>")
+    (tmp_path / "a.exchange.json").write_text(json.dumps(_exchange(first, "own page")), encoding="utf-8")
+    (tmp_path / "b.exchange.json").write_text(json.dumps(_exchange(victim, "The Fed cut rates sharply")), encoding="utf-8")
+    outcome = check(tmp_path, web)
+    found = [(d.path, d.code, d.severity.value, d.message) for d in outcome.report.diagnostics if d.code.startswith("W")]
+    assert [(path, code, severity) for path, code, severity, _ in found] == [
+        ("a.exchange.json", "W708", "error"), ("b.exchange.json", "W708", "error")]
+    assert found[1][3].endswith("could not be checked against 'http://news.example/victim': 200 OK; the run already "
+                                "holds 0 Mi characters of page text")
+    assert any("the quotes of 2 URLs were not checked (W708)" in notice for notice in outcome.notices)
+
+
 # -- the run -------------------------------------------------------------------------------------
 
 
