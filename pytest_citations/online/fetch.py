@@ -75,6 +75,7 @@ ACCEPT = "text/html,application/xhtml+xml,application/pdf;q=0.9,text/plain;q=0.8
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
 WAIT_STATUSES = frozenset({429, 503})  # the statuses a Retry-After asks to wait after
 CACHED_OUTCOMES = frozenset({"ok", "redirect-loop", "too-many-redirects"})
+NO_SUCH_HOST = "no such host"  # the detail of a name the DNS says does not exist
 _READ_CHUNK = 1 << 16
 _PAGE_WORKERS = 2
 _NO_SUCH_HOST = {socket.EAI_NONAME, getattr(socket, "EAI_NODATA", socket.EAI_NONAME)}
@@ -752,7 +753,7 @@ def _connector_failure(error: OSError) -> _Failure:
         return _Failure("refused-address", error.detail)
     if isinstance(error, socket.gaierror):
         if error.errno in _NO_SUCH_HOST:
-            return _Failure("dns", "no such host", definitive=True)
+            return _Failure("dns", NO_SUCH_HOST, definitive=True)
         return _Failure("dns", "the host name could not be resolved for now")
     if isinstance(error, ssl.SSLError):
         return _Failure("tls", f"TLS handshake failed ({_tls_reason(error)})")

@@ -27,6 +27,8 @@ ONLINE_HELP = "docs/online.md"
 # Statuses a live page does not contradict: "mismatch" judges the page's content against the
 # citation, and a paywall or block may show only to a browser (a script's wall answers 200).
 _NOT_CONTRADICTED_BY_A_PAGE = frozenset(("mismatch", "paywalled", "blocked"))
+# Outcomes of a URL the run did not reach: its time was up, or its network looked unreachable.
+_NOT_REACHED = frozenset(("time-up", "unreachable"))
 
 
 def _answer(c: WebCitation, ctx: RuleContext) -> Answer | None:
@@ -430,8 +432,8 @@ def unchecked_url(c: WebCitation, ctx: RuleContext) -> Iterator[Finding]:
     found = verdict(answer)
     refused_to_this_client = (found.record_status == "blocked" and c.recorded is not None
                               and c.recorded.status != "blocked")
-    if answer.outcome == "time-up":
-        return  # (W708's: a limit of the run, which the gate does not let pass)
+    if answer.outcome in _NOT_REACHED:
+        return  # (W708's: a limit of the run, or its network, which the gate does not let pass)
     if found.state is State.UNCHECKED or refused_to_this_client:
         yield _at(c, f"{c.what} cites {quoted(c.url)}, which could not be checked: {found.reason}",
                   known_as=f"{c.what} cites {quoted(c.url)}, which could not be checked")
@@ -493,9 +495,10 @@ def run_limit_reached(c: WebCitation, ctx: RuleContext) -> Iterator[Finding]:
     """
     ## What it does
     In an online run, reports a cited URL the check did not reach before its time for the run was
-    up (`--online-time-limit`, 5 minutes by default), and a quote whose page answered but whose
-    text the run could not hold (it holds 64 Mi characters of page text at most): a limit of the
-    run, which the URLs and pages before them reached, not a fault of the cited server.
+    up (`--online-time-limit`, 5 minutes by default), or at all because the network looked
+    unreachable (none of three or more cited hosts answered), and a quote whose page answered but
+    whose text the run could not hold (it holds 64 Mi characters of page text at most): a limit of
+    the run, which the URLs and pages before them reached, not a fault of the cited server.
 
     ## Why is this bad?
     The gate cannot vouch for a citation it did not check. A warning would let a pull request that
@@ -534,12 +537,13 @@ def run_limit_reached(c: WebCitation, ctx: RuleContext) -> Iterator[Finding]:
     ## Fix
     Give the run more time (`--online-time-limit 15m`), or find what took it: the run's summary
     names the hosts whose URLs were not checked. Cited hosts that never answer are best removed;
-    a run that cites more than 64 Mi characters of pages with quotes is best split.
+    a run that cites more than 64 Mi characters of pages with quotes is best split. Run the online
+    check where the web can be reached (a runner that must use a proxy cannot).
     """
     answer = _answer(c, ctx)
     if answer is None:
         return
-    if answer.outcome == "time-up":
+    if answer.outcome in _NOT_REACHED:
         yield _at(c, f"{c.what} cites {quoted(c.url)}, which the online check did not reach: {answer.detail}",
                   known_as=f"{c.what} cites {quoted(c.url)}, which the online check did not reach")
     elif answer.text_over_run_limit and c.quote is not None and answer.text is None:

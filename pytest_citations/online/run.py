@@ -131,7 +131,7 @@ def fetch(engine: Engine, tasks: list[Task], request: OnlineRequest, cache_folde
                        f"{over_text} URLs were not checked (W708)")
     if _network_unreachable(answers):
         notices.append(f"warning: the network looks unreachable: none of the {len({_host(url) for url in answers})} "
-                       "cited hosts answered, so no URL was judged (W706)")
+                       "cited hosts answered, so no URL was judged (W708)")
         answers = {url: dataclasses.replace(answer, outcome="unreachable", detail="the network looks unreachable")
                    for url, answer in answers.items()}
     answers = WebAnswers(answers)
@@ -146,10 +146,15 @@ _NETWORK_FAILURES = frozenset(("dns", "connect", "timeout", "tls"))
 
 def _network_unreachable(answers: Mapping[str, Answer]) -> bool:
     """Whether no cited host answered at all although several were asked: then the machine has no
-    network (a closed CI runner, a proxy it must use), and its URLs are not known to be dead."""
+    network (a closed CI runner, a proxy it must use), and its URLs are not known to be dead. A
+    name the DNS says does not exist is an answer: the network reached the DNS (else three made-up
+    names would make every cited URL unjudged)."""
+    from pytest_citations.online.fetch import NO_SUCH_HOST
+
     asked = [answer for answer in answers.values() if answer.outcome not in ("refused-scheme", "refused-address")]
     hosts = {_host(answer.url) for answer in asked}
-    return len(hosts) >= UNREACHABLE_HOSTS and all(answer.outcome in _NETWORK_FAILURES for answer in asked)
+    return len(hosts) >= UNREACHABLE_HOSTS and all(
+        answer.outcome in _NETWORK_FAILURES and answer.detail != NO_SUCH_HOST for answer in asked)
 
 
 def _origin(url: str) -> tuple[str, int] | None:

@@ -37,7 +37,8 @@ class LoopbackNetwork:
     """What the tests under tests/online/ may reach: loopback addresses only. Every connection is
     recorded; any other is a violation that fails the test (it is also refused, but the fetch
     layer turns exceptions into answers, so the test's end checks the record). Names: localhost
-    ones are looked up for real (no DNS traffic), names under ``.invalid`` do not exist (RFC
+    ones are looked up for real (no DNS traffic), names under ``.offline.invalid`` cannot be looked
+    up for now (as without a reachable DNS), other names under ``.invalid`` do not exist (RFC
     6761), names a test gives to :meth:`serve_name` get its addresses; any other lookup is a
     violation."""
 
@@ -64,6 +65,8 @@ class LoopbackNetwork:
             return real(host, port, *args, **kwargs)
         self.lookups.append(str(name))
         text = str(name).rstrip(".").lower()
+        if text.endswith(".offline.invalid"):  # as on a machine that cannot reach its DNS
+            raise socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")
         if text.endswith(".invalid"):
             raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
         if text in self.names:

@@ -335,12 +335,25 @@ def test_an_online_rule_s_suppression_is_not_unused_in_an_offline_run(tmp_path, 
     assert [d.code for d in offline.report.diagnostics if d.code in ("C007", "W705")] == []
 
 
-def test_a_network_that_answers_nothing_judges_no_url(tmp_path, web):
-    write_records(tmp_path, *(valid_record(f"http://site{n}.invalid/a") for n in range(3)))
+def test_a_network_that_answers_nothing_judges_no_url_and_fails_the_gate(tmp_path, web):
+    """No URL is called dead (nothing is fixed), and none passes either: the check did not run."""
+    write_records(tmp_path, *(valid_record(f"http://site{n}.offline.invalid/a") for n in range(3)))
     outcome = check(tmp_path, web)
-    assert [code for code, _, _ in found(outcome)] == ["W706"] * 3
+    assert [(code, severity) for code, severity in ((d.code, d.severity.value) for d in outcome.report.diagnostics)
+            if code.startswith("W")] == [("W708", "error")] * 3
+    assert found(outcome, "W708")[0][2].endswith("which the online check did not reach: the network looks unreachable")
     assert any("network looks unreachable" in notice for notice in outcome.notices)
     assert not any(d.fix for d in outcome.report.diagnostics)
+
+
+def test_names_the_dns_says_do_not_exist_are_dead_however_many(tmp_path, web):
+    """The DNS answered them: the network is reachable. Was: a third made-up name made every cited
+    URL unjudged (W706 warnings), a fabricated URL among them included."""
+    write_records(tmp_path, *(valid_record(f"http://made-up-{n}.invalid/a") for n in range(3)),
+                  valid_record(serve(web, "/fabricated", status=404)))
+    outcome = check(tmp_path, web)
+    assert [code for code, _, _ in found(outcome)] == ["W701"] * 4
+    assert not any("unreachable" in notice for notice in outcome.notices)
 
 
 def test_one_dead_host_among_live_ones_is_dead(tmp_path, web):
