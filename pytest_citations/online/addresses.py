@@ -18,6 +18,7 @@ the host names, addresses and networks that may be fetched although they are not
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import re
 import socket
@@ -165,19 +166,51 @@ class AddressPolicy:
         return None
 
 
+# Lookups a run makes at once: fewer than the threads of the event loop's default executor, which
+# runs them (at least 5), so that a lookup that holds a slot has a thread.
+LOOKUPS_AT_ONCE = 4
+
+
 class GuardedResolver(AbstractResolver):
     """The resolver the online check's connections go through: looks a name up with the system's
     resolver (or takes the address ``connect_to`` maps it to), and refuses the name when any of its
-    addresses is one the policy does not allow. aiohttp connects to exactly the addresses returned."""
+    addresses is one the policy does not allow. aiohttp connects to exactly the addresses returned.
+
+    A checkout may cite many names whose DNS answers slowly, to hold every lookup thread while a
+    third party's name waits for one. So a request looks its name up first (:meth:`look_up`), in one
+    of :data:`LOOKUPS_AT_ONCE` slots: the wait for a slot is no part of the request's time, the
+    lookup itself is. What it found, or the error it met, is what :meth:`resolve` then gives."""
 
     def __init__(self, policy: AddressPolicy, connect_to: Mapping[tuple[str, int], tuple[str, int]],
                  inner: AbstractResolver | None = None) -> None:
         self._policy = policy
         self._connect_to = {(normal_host(host), port): target for (host, port), target in connect_to.items()}
         self._inner = inner
+        self._found: dict[tuple[str, int], list[ResolveResult] | OSError] = {}
+        self._slots = asyncio.Semaphore(LOOKUPS_AT_ONCE)
+
+    async def look_up(self, host: str, port: int, timeout: float) -> None:
+        """Look ``host`` up once a slot is free, within ``timeout`` (asyncio.TimeoutError past it),
+        and keep what it gives for :meth:`resolve`."""
+        key = (normal_host(host), port)
+        if key in self._found:
+            return
+        async with self._slots:
+            if key in self._found:
+                return
+            try:
+                self._found[key] = await asyncio.wait_for(self._checked(host, port, socket.AF_UNSPEC), timeout)
+            except OSError as error:  # (no such host, a refused address: the request reports it)
+                self._found[key] = error
 
     async def resolve(self, host: str, port: int = 0,
                       family: socket.AddressFamily = socket.AF_INET) -> list[ResolveResult]:
+        found = self._found.get((normal_host(host), port))
+        if isinstance(found, OSError):
+            raise found
+        return found if found is not None else await self._checked(host, port, family)
+
+    async def _checked(self, host: str, port: int, family: socket.AddressFamily) -> list[ResolveResult]:
         target_host, target_port = self._connect_to.get((normal_host(host), port), (host, port))
         address = literal_address(target_host)
         if address is not None:

@@ -14,7 +14,8 @@ from an untrusted checkout and the answers from servers anyone may run:
   robots.txt is obeyed (:mod:`pytest_citations.online.robots`); a 429 or 503 with a Retry-After
   holds that site back that long; connection errors, timeouts and 5xx are retried with exponential
   backoff and jitter, ``retries`` times at most.
-- Bounded: each attempt (connecting, the headers, the whole body) within ``timeout`` seconds, and
+- Bounded: each attempt (connecting, the headers, the whole body) within ``timeout`` seconds (and
+  its name's lookup within as many, once one of the run's lookup slots is free), and
   the whole run within ``time_limit``; a body (decompressed) read up to ``max_body`` bytes;
   redirects followed by hand, each hop checked again, at most ``max_redirects``; at most
   :data:`BODIES_HELD` bodies held at once; a server's headers are limited by aiohttp's parser.
@@ -302,6 +303,7 @@ class _Run:
         self.cache = cache
         self.progress = progress
         self.policy = AddressPolicy(settings.allow)
+        self.resolver: GuardedResolver
         # What this run may reach besides the public web: an answer kept under other allowances or
         # mappings is not this run's (it would answer for a host this run refuses or reaches elsewhere).
         self.reach = reach_of(settings)
@@ -363,9 +365,10 @@ class _Run:
 
     def _session(self) -> aiohttp.ClientSession:
         settings = self.settings
+        self.resolver = GuardedResolver(self.policy, settings.connect_to)
         connector = aiohttp.TCPConnector(
             limit=max(1, settings.total_concurrency), limit_per_host=max(1, settings.host_concurrency),
-            resolver=GuardedResolver(self.policy, settings.connect_to), ttl_dns_cache=60)
+            resolver=self.resolver, ttl_dns_cache=60)
         return aiohttp.ClientSession(
             connector=connector, cookie_jar=aiohttp.DummyCookieJar(), trust_env=False, auto_decompress=True,
             headers={"User-Agent": settings.user_agent, "Accept": ACCEPT},
@@ -568,6 +571,10 @@ class _Run:
         until the page hook is done with it; the wait for a permit is no part of the attempt's
         time (a run of large pages would otherwise time out for want of memory, not of a server)."""
         async with self._gate(url), self._total:
+            try:  # (the name first, in a lookup slot whose wait is no part of any time limit)
+                await self.resolver.look_up(url.raw_host or "", url.port or 0, self.settings.timeout)
+            except asyncio.TimeoutError:
+                return _Failure("timeout", f"the name was not looked up within {self.settings.timeout:g} s")
             loop = asyncio.get_running_loop()
             started = loop.time()
             try:

@@ -46,9 +46,11 @@ class LoopbackNetwork:
     connections: list[tuple[str, int]] = field(default_factory=list)
     lookups: list[str] = field(default_factory=list)
     names: dict[str, list[str]] = field(default_factory=dict)
+    delays: dict[str, float] = field(default_factory=dict)  # name -> seconds its lookup takes
 
-    def serve_name(self, name: str, *addresses: str) -> None:
+    def serve_name(self, name: str, *addresses: str, delay: float = 0.0) -> None:
         self.names[name.lower()] = list(addresses)
+        self.delays[name.lower()] = delay
 
     def check_connect(self, address: object) -> None:
         if not isinstance(address, tuple):  # (a Unix socket)
@@ -70,6 +72,7 @@ class LoopbackNetwork:
         if text.endswith(".invalid"):
             raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
         if text in self.names:
+            time.sleep(self.delays.get(text, 0.0))
             return [_address_info(address, port) for address in self.names[text]]
         try:
             ipaddress.ip_address(text)

@@ -614,3 +614,22 @@ def test_a_time_limit_is_said_in_its_unit(seconds, phrase):
     from pytest_citations.online.fetch import duration_phrase
 
     assert duration_phrase(seconds) == phrase
+
+
+def test_names_that_answer_slowly_cannot_make_a_third_partys_lookup_time_out(serve, fetch, no_network):
+    """A checkout cites many names whose DNS answers slowly, to hold the lookup threads while the
+    name of a fabricated URL's host waits for one: the wait for a lookup slot is no part of the
+    request's time, so that URL is still answered (here 404: W701, an error). Was: it timed out
+    (W706, a warning) and the gate passed."""
+    site = serve(lambda request, connection, _: send(connection, 404 if request.path == "/fabricated" else 200, b"page"))
+    slow = [f"slow{n}.example" for n in range(12)]
+    for name in slow:
+        no_network.serve_name(name, "127.0.0.1", delay=0.8)
+    no_network.serve_name("victim.example", "127.0.0.1")
+    urls = [f"http://{name}:{site.port}/page" for name in slow] + [f"http://victim.example:{site.port}/fabricated"]
+
+    answers = fetch(*urls, timeout=1.0, allow=("127.0.0.1", *slow, "victim.example"))
+
+    victim = answers[urls[-1]]
+    assert (victim.outcome, victim.status) == ("ok", 404)
+    assert {answers[url].status for url in urls[:-1]} == {200}
