@@ -193,20 +193,21 @@ def test_a_baseline_or_settings_file_that_is_no_regular_file_or_too_large_is_ref
         assert (done.returncode, done.stderr) == (2, "citations: error: settings.toml: cannot read settings: not a regular file\n")
 
 
-def test_a_baseline_of_more_objects_than_a_baseline_holds_is_refused_in_bounded_memory(tmp_path):
-    """8 MiB of ``{}``: 2.8 million objects. Was (at the 64 MiB cap): 1.66 GB before the first
-    entry was found malformed."""
+@pytest.mark.parametrize("item", ["{}", "[[]]"])
+def test_a_baseline_of_more_objects_than_a_baseline_holds_is_refused_in_bounded_memory(tmp_path, item):
+    """8 MiB of ``{}`` (2.8 million objects) or of ``[[]]``. Was: 1.66 GB at the 64 MiB cap; then
+    422 MB for the arrays, which a count of objects alone let through."""
     from bounded_run import check_bounded
 
     repo = _repo(tmp_path)
     (repo / ".serena" / "memories" / "m.md").write_text(MEMORY)
     head = '{"format": "pytest-citations-baseline/1", "entries": ['
-    count = ((8 << 20) - len(head) - 2) // 3
-    (repo / "baseline.json").write_text(head + ",".join(["{}"] * count) + "]}")
+    count = ((8 << 20) - len(head) - 2) // (len(item) + 1)
+    (repo / "baseline.json").write_text(head + ",".join([item] * count) + "]}")
     outcome = check_bounded(repo, "--baseline", "baseline.json")
     outcome.assert_bounded()
     assert (outcome.status, outcome.stderr) == (
-        2, "citations: error: baseline.json: cannot read baseline: it holds more than 100000 objects\n")
+        2, "citations: error: baseline.json: cannot read baseline: it holds more than 400000 objects and arrays\n")
 
 
 @pytest.mark.parametrize("where", ["pyproject.toml", "sub/pyproject.toml"])
