@@ -201,7 +201,8 @@ def test_a_worker_that_dies_ends_the_run_with_a_usage_error(tmp_path, signal_nam
     assert done.stdout == b""
 
 
-def test_a_worker_whose_check_raises_ends_the_run_with_a_usage_error(tmp_path, monkeypatch, capsys):
+def _check_with_a_worker_raising(tmp_path, monkeypatch, error: BaseException) -> int:
+    """``citations check -j 2`` of four memories, the check of one of which raises ``error``."""
     from pytest_citations.run import parallel
 
     root = _repo(tmp_path)
@@ -211,30 +212,21 @@ def test_a_worker_whose_check_raises_ends_the_run_with_a_usage_error(tmp_path, m
 
     def broken(task, *args):
         if task.rel.endswith("/m2.md"):
-            raise MemoryError("out of memory")
+            raise error
         return real(task, *args)
 
     monkeypatch.setattr(parallel, "run_task", broken)
-    assert main(["check", str(root), "-j", "2", "--no-cache"]) == 2
+    return main(["check", str(root), "-j", "2", "--no-cache"])
+
+
+def test_a_worker_whose_check_raises_ends_the_run_with_a_usage_error(tmp_path, monkeypatch, capsys):
+    assert _check_with_a_worker_raising(tmp_path, monkeypatch, MemoryError("out of memory")) == 2
     assert capsys.readouterr().err == ("citations: error: a worker process failed: MemoryError: out of memory while "
                                        "checking files (-j 2): the check is incomplete\n")
 
 
 def test_a_worker_failure_that_quotes_the_checkout_at_length_is_cut_short(tmp_path, monkeypatch, capsys):
-    from pytest_citations.run import parallel
-
-    root = _repo(tmp_path)
-    for number in range(4):
-        (root / ".serena" / "memories" / f"m{number}.md").write_text(MEMORY_CITING_GONE)
-    real = parallel.run_task
-
-    def broken(task, *args):
-        if task.rel.endswith("/m2.md"):
-            raise ValueError("x" * 1_000_000)
-        return real(task, *args)
-
-    monkeypatch.setattr(parallel, "run_task", broken)
-    assert main(["check", str(root), "-j", "2", "--no-cache"]) == 2
+    assert _check_with_a_worker_raising(tmp_path, monkeypatch, ValueError("x" * 1_000_000)) == 2
     err = capsys.readouterr().err
     assert len(err) < 2_200 and "(1000037 characters)" in err and err.endswith("the check is incomplete\n")
 
