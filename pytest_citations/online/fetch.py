@@ -70,7 +70,7 @@ if TYPE_CHECKING:
     from pytest_citations.online.page_text import PageText
 
 OUTCOMES = ("ok", "dns", "connect", "tls", "timeout", "refused-scheme", "refused-address", "robots",
-            "redirect-loop", "too-many-redirects", "retry-after", "time-up")
+            "redirect-loop", "too-many-redirects", "retry-after", "time-up", "malformed")
 USER_AGENT = f"pytest-citations/{__version__} (citation checker)"
 ACCEPT = "text/html,application/xhtml+xml,application/pdf;q=0.9,text/plain;q=0.8,*/*;q=0.5"
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
@@ -78,6 +78,7 @@ WAIT_STATUSES = frozenset({429, 503})  # the statuses a Retry-After asks to wait
 CACHED_OUTCOMES = frozenset({"ok", "redirect-loop", "too-many-redirects"})
 NO_SUCH_HOST = "no such host"  # the detail of a name the DNS says does not exist
 _READ_CHUNK = 1 << 16
+HEADER_LINE_BYTES = 16 << 10
 _PAGE_WORKERS = 2
 _NO_SUCH_HOST = {socket.EAI_NONAME, getattr(socket, "EAI_NODATA", socket.EAI_NONAME)}
 
@@ -372,6 +373,9 @@ class _Run:
         return aiohttp.ClientSession(
             connector=connector, cookie_jar=aiohttp.DummyCookieJar(), trust_env=False, auto_decompress=True,
             headers={"User-Agent": settings.user_agent, "Accept": ACCEPT},
+            # a header line of up to 16 KiB, as real sites send (a long Content-Security-Policy):
+            # aiohttp's 8 KiB would make such a page unreadable
+            max_line_size=HEADER_LINE_BYTES, max_field_size=HEADER_LINE_BYTES,
             # (each attempt's time is bounded by _request; a total here would count a body's wait for its permit)
             timeout=aiohttp.ClientTimeout(total=None, sock_connect=settings.timeout))
 
@@ -746,8 +750,8 @@ def _failure_of(exc: Exception) -> _Failure:
         return _Failure("connect", "the server closed the connection without an answer")
     if isinstance(exc, aiohttp.ClientPayloadError):
         return _Failure("connect", "the response broke off")
-    if isinstance(exc, aiohttp.ClientResponseError):
-        return _Failure("connect", "the server's answer is not valid HTTP")
+    if isinstance(exc, aiohttp.ClientResponseError):  # (a browser may still read it: not dead, not known)
+        return _Failure("malformed", "the server's answer is not HTTP this check can read")
     if isinstance(exc, ConnectionResetError):
         return _Failure("connect", "connection reset")
     if isinstance(exc, OSError):

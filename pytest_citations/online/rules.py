@@ -383,11 +383,11 @@ def unchecked_url(c: WebCitation, ctx: RuleContext) -> Iterator[Finding]:
     """
     ## What it does
     In an online run, reports a cited URL that could not be checked: it timed out, answered 429 or
-    5xx to the last retry, asked to wait longer than the check waits (`Retry-After`), its
-    `robots.txt` does not let the checker fetch it; a `citation.v1` record's
-    URL whose page refuses this client (401, 403, 451 or a bot challenge) although the record does
-    not say `blocked`; and a quote whose page gives no text to check it against (a type with no
-    text, or a PDF without the `pdf` extra).
+    5xx to the last retry, asked to wait longer than the check waits (`Retry-After`), answered in
+    a form this check cannot read as HTTP, or its `robots.txt` does not let the checker fetch it;
+    a `citation.v1` record's URL whose page refuses this client (401, 403, 451 or a bot challenge)
+    although the record does not say `blocked`; and a quote whose page gives no text to check it
+    against (a type with no text, or a PDF without the `pdf` extra).
 
     ## Why is this bad?
     Nothing is known of such a citation. It is a warning, not an error: the page may be fine, and

@@ -472,12 +472,26 @@ def test_a_body_of_exactly_max_body_is_not_truncated(serve, fetch):
     b"NOT HTTP AT ALL\r\n\r\n",
     b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 7\r\n\r\nhello",
 ], ids=["huge header", "many headers", "not HTTP", "two lengths"])
-def test_a_malformed_answer_is_a_connect_outcome(serve, fetch, response):
+def test_a_malformed_answer_is_not_known_to_be_dead(serve, fetch, response):
+    """A server answered, in a form this check does not read (a browser may): not a dead page
+    (W701, an error), but a page not checked (W706)."""
+    from pytest_citations.online.verdicts import State, verdict
+
     site = serve(lambda request, connection, _: connection.sendall(response))
 
     answer = fetch.one(site.url("/a"))
 
-    assert answer.outcome == "connect" and answer.status is None and fetch.last_seconds < 10
+    assert answer.outcome == "malformed" and answer.status is None and fetch.last_seconds < 10
+    assert verdict(answer).state is State.UNCHECKED
+
+
+def test_a_header_line_as_long_as_real_sites_send_is_read(serve, fetch):
+    policy = b"default-src 'self'; " + b"script-src https://cdn.example " * 400  # 12 KB
+    site = serve(lambda request, connection, _: send(connection, 200, b"page", {"Content-Security-Policy": policy.decode()}))
+
+    answer = fetch.one(site.url("/a"))
+
+    assert (answer.outcome, answer.status, answer.text) == ("ok", 200, "page")
 
 
 def test_a_server_that_closes_without_answering(serve, fetch):
