@@ -315,7 +315,9 @@ def quote_not_on_page(c: WebCitation, ctx: RuleContext) -> Iterator[Finding]:
     `quote_span.text`, a Claude web search citation's `cited_text`) that the page's text does not
     hold, and says where the page's closest words are, when it has any. The page's HTML is reduced
     to its text; case, whitespace, entities and typographic quotes and dashes do not count, and an
-    ellipsis in the quote may stand for any text in between.
+    ellipsis in the quote may stand for any text in between. A quote of three words or more that
+    the URL's own query holds is reported too: a page that shows what it is asked (a search page
+    echoing its query) proves nothing of it.
 
     ## Why is this bad?
     A quote that is not on the page was invented, or the page changed after it was quoted: either
@@ -364,6 +366,10 @@ def quote_not_on_page(c: WebCitation, ctx: RuleContext) -> Iterator[Finding]:
     if left is not None:
         web.closest_seconds_left = left - (time.process_time() - started)  # type: ignore[union-attr]
     if match.found:
+        if _carried_by_its_query(c.quote, c.url):
+            yield _at(c, f"the quote of {c.what} is in the query of its URL {quoted(c.url)}: a page that shows what it is "
+                         "asked (a search page) proves nothing of it",
+                      known_as=f"the quote of {c.what} is in the query of its URL {quoted(c.url)}")
         return
     message = known_as = f"the quote of {c.what} is not on the page {quoted(c.url)}"
     if answer.truncated:
@@ -376,6 +382,20 @@ def quote_not_on_page(c: WebCitation, ctx: RuleContext) -> Iterator[Finding]:
     else:
         message += "; nothing on the page comes close"
     yield _at(c, message, known_as=known_as)
+
+
+def _carried_by_its_query(quote: str, url: str) -> bool:
+    """Whether the URL's query string holds the quote (of three words or more): a page found to hold
+    it may only show what it was asked, as a search page shows its query."""
+    from urllib.parse import unquote_plus, urlsplit
+
+    from pytest_citations.online.quotes import find_quote, quote_parts
+
+    try:
+        query = unquote_plus(urlsplit(url).query)
+    except ValueError:
+        return False
+    return bool(query) and len(" ".join(quote_parts(quote)).split()) >= 3 and find_quote(quote, query, closest=False).found
 
 
 @rule("W706", "unchecked-url", unit=WebCitation, severity=Severity.WARNING)

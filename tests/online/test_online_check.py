@@ -202,6 +202,26 @@ def test_claude_cited_text_is_looked_for_on_the_page(tmp_path, web):
     assert results == [("b.exchange.json", "W705")]
 
 
+def test_a_quote_carried_by_the_query_of_its_url_is_not_proven_by_a_page_that_echoes_it(tmp_path, web):
+    """A search page shows what it is asked: citing it with the fabricated quote as its query made
+    the quote 'found'. A text fragment (#:~:text=) is never sent to the server, and a quote of a
+    word or two may share a query's words: neither is reported."""
+    from werkzeug import Response
+
+    web.expect_request("/search").respond_with_handler(
+        lambda request: Response(f"<p>Results for {request.args.get('q', '')}</p><p>The Fed held rates steady.</p>",
+                                 content_type="text/html"))
+    echo = f"http://{HOST}/search?q=The+Fed+cut+rates+sharply"
+    cases = {"a": (echo, "The Fed cut rates sharply"), "b": (f"http://{HOST}/search?q=rates#:~:text=The%20Fed%20held",
+                                                               "The Fed held rates steady"),
+             "c": (f"http://{HOST}/search?q=held+rates", "held rates")}
+    for name, (url, cited) in cases.items():
+        (tmp_path / f"{name}.exchange.json").write_text(json.dumps(_exchange(url, cited)), encoding="utf-8")
+    findings = [(d.path, d.code, d.message) for d in check(tmp_path, web).report.diagnostics if d.code.startswith("W")]
+    assert [(path, code) for path, code, _ in findings] == [("a.exchange.json", "W705")]
+    assert "is in the query of its URL" in findings[0][2]
+
+
 def test_a_quote_whose_page_the_run_could_not_hold_is_w708_an_error(tmp_path, web, monkeypatch):
     """The run holds a bounded amount of page text; a checkout can fill it with pages of its own so
     that the page of a fabricated quote comes after: that quote must fail the gate, not pass as a
