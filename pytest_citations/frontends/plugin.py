@@ -633,10 +633,9 @@ class CitationsCollector:
 
 
 def _same_folder(folder: str, path: Path) -> bool:
-    try:
-        return path.is_dir() and os.path.samefile(folder, path)
-    except OSError:
-        return False
+    """Whether ``folder`` is ``path`` as named (not merely the same folder: a symlink to the
+    checked folder, ``loop -> .``, is a symlinked folder like any other)."""
+    return os.path.normpath(folder) == os.path.normpath(path)
 
 
 def _node_names(parent: pytest.Collector, path: Path, name: str | None) -> _NodeNames:

@@ -244,6 +244,17 @@ def test_a_symlinked_folder_that_leads_out_of_the_checkout_is_no_nested_root(tmp
         assert "linked/" not in done.stdout, done.stdout
 
 
+def test_a_symlink_to_the_checked_folder_is_not_checked_again_by_pytest(tmp_path):
+    """``loop -> .``: citations check never enters it; pytest --citations made items of its files
+    again at every level, thirty times over."""
+    repo = _repo(tmp_path)
+    (repo / ".serena" / "memories" / "m.md").write_text(MEMORY)
+    (repo / "loop").symlink_to(".", target_is_directory=True)
+    done = pytest_citations(repo, ".")
+    assert "1 failed" in done.stdout and "loop/" not in done.stdout, done.stdout[-2000:]
+    assert citations(repo).stdout.count("M207") == 1
+
+
 def test_a_config_that_is_a_folder_is_said_to_be_one(tmp_path):
     repo = _repo(tmp_path)
     (repo / "settings.toml").mkdir()
