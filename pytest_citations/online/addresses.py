@@ -166,9 +166,9 @@ class AddressPolicy:
         return None
 
 
-# Lookups a run makes at once: fewer than the threads of the event loop's default executor, which
-# runs them (at least 5), so that a lookup that holds a slot has a thread.
-LOOKUPS_AT_ONCE = 4
+# Lookups a run makes at once: the threads of the run's event loop's default executor, which runs
+# them (the fetch makes it so), so that a lookup that holds a slot has a thread.
+LOOKUPS_AT_ONCE = 8
 
 
 class GuardedResolver(AbstractResolver):
@@ -178,8 +178,11 @@ class GuardedResolver(AbstractResolver):
 
     A checkout may cite many names whose DNS answers slowly, to hold every lookup thread while a
     third party's name waits for one. So a request looks its name up first (:meth:`look_up`), in one
-    of :data:`LOOKUPS_AT_ONCE` slots: the wait for a slot is no part of the request's time, the
-    lookup itself is. What it found, or the error it met, is what :meth:`resolve` then gives."""
+    of :data:`LOOKUPS_AT_ONCE` slots, one per lookup thread: the wait for a slot is no part of the
+    request's time, the lookup itself is. A slot is held until its lookup's thread is done, even
+    when the request stopped waiting for it (a thread cannot be stopped), so that a slot always
+    means a thread. What a lookup found, or the error it met, is what :meth:`resolve` then gives;
+    a lookup that took too long is not kept (the next attempt looks again)."""
 
     def __init__(self, policy: AddressPolicy, connect_to: Mapping[tuple[str, int], tuple[str, int]],
                  inner: AbstractResolver | None = None) -> None:
@@ -195,13 +198,30 @@ class GuardedResolver(AbstractResolver):
         key = (normal_host(host), port)
         if key in self._found:
             return
-        async with self._slots:
-            if key in self._found:
-                return
-            try:
-                self._found[key] = await asyncio.wait_for(self._checked(host, port, socket.AF_UNSPEC), timeout)
-            except OSError as error:  # (no such host, a refused address: the request reports it)
-                self._found[key] = error
+        await self._slots.acquire()
+        if key in self._found:
+            self._slots.release()
+            return
+        lookup = asyncio.ensure_future(self._checked(host, port, socket.AF_UNSPEC))
+        lookup.add_done_callback(lambda done: self._done(key, done))
+        try:
+            await asyncio.wait_for(asyncio.shield(lookup), timeout)
+        except (TimeoutError, asyncio.TimeoutError):  # (an OSError since 3.11: let through, nothing kept)
+            raise
+        except OSError:
+            pass  # (kept by _done: resolve() raises it within the request, which reports it)
+
+    def _done(self, key: tuple[str, int], lookup: asyncio.Future[list[ResolveResult]]) -> None:
+        """A lookup's thread is done: its slot is free, and what it found is kept (also when the
+        request stopped waiting for it), but a failure that may pass (a timeout) and a cancellation."""
+        self._slots.release()
+        if lookup.cancelled():
+            return
+        error = lookup.exception()
+        if error is None:
+            self._found[key] = lookup.result()
+        elif isinstance(error, OSError) and not isinstance(error, TimeoutError):
+            self._found[key] = error  # (no such host, a refused address: the request reports it)
 
     async def resolve(self, host: str, port: int = 0,
                       family: socket.AddressFamily = socket.AF_INET) -> list[ResolveResult]:

@@ -57,6 +57,7 @@ from yarl import URL
 from pytest_citations import __version__
 from pytest_citations.online import robots
 from pytest_citations.online.addresses import (
+    LOOKUPS_AT_ONCE,
     AddressPolicy,
     AddressRefused,
     GuardedResolver,
@@ -352,6 +353,9 @@ class _Run:
 
     async def _main(self, wants: dict[str, bool]) -> dict[str, Answer]:
         self._loop_task = asyncio.current_task()
+        # (the name lookups run in the loop's default executor: one thread per lookup slot)
+        asyncio.get_running_loop().set_default_executor(
+            ThreadPoolExecutor(max_workers=LOOKUPS_AT_ONCE, thread_name_prefix="citations-dns"))
         answers: dict[str, Answer] = {}
         pool = ThreadPoolExecutor(max_workers=_PAGE_WORKERS, thread_name_prefix="citations-page")
         try:

@@ -647,3 +647,25 @@ def test_names_that_answer_slowly_cannot_make_a_third_partys_lookup_time_out(ser
     victim = answers[urls[-1]]
     assert (victim.outcome, victim.status) == ("ok", 404)
     assert {answers[url].status for url in urls[:-1]} == {200}
+
+
+def test_a_slot_is_held_until_its_lookup_is_done_and_a_lookup_that_took_too_long_is_not_kept(serve, fetch, no_network):
+    """Names whose lookups outlast the request's timeout keep their threads busy after the requests
+    stop waiting: their slots are held until then, so that the next lookup (a fabricated URL's
+    host) waits for a slot, untimed, and then has a thread. Was: the slot was given back at the
+    timeout and the next lookup waited for a thread in the executor's queue, timed: W706, exit 0.
+    (And a lookup that timed out was kept as the name's answer for the run.)"""
+    from pytest_citations.online.addresses import LOOKUPS_AT_ONCE
+
+    site = serve(lambda request, connection, _: send(connection, 404 if request.path == "/fabricated" else 200, b"page"))
+    slow = [f"slow{n}.example" for n in range(LOOKUPS_AT_ONCE + 2)]
+    for name in slow:
+        no_network.serve_name(name, "127.0.0.1", delay=2.0)
+    no_network.serve_name("victim.example", "127.0.0.1")
+    urls = [f"http://{name}:{site.port}/page" for name in slow] + [f"http://victim.example:{site.port}/fabricated"]
+
+    answers = fetch(*urls, timeout=0.5, retries=1, allow=("127.0.0.1", *slow, "victim.example"))
+
+    assert (answers[urls[-1]].outcome, answers[urls[-1]].status) == ("ok", 404)
+    # the slow names' first attempts timed out; their retries found what the lookups kept meanwhile
+    assert {answers[url].status for url in urls[:-1]} <= {200, None}
