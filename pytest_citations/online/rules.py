@@ -302,9 +302,19 @@ def walled_url(c: WebCitation, ctx: RuleContext) -> Iterator[Finding]:
     if c.paywall_policy is not None:
         message += (f"; the source registry's paywall_policy for {quoted(c.source_id)} is "
                     f"{quoted(c.paywall_policy)}")
-    if c.quote is not None:
+    if c.quote is not None and not _gives_its_text(answer):
         message += "; its quote cannot be checked"
     yield _at(c, message, known_as=f"{c.what} cites {quoted(c.url)}, which is walled")
+
+
+def _gives_its_text(answer: Answer) -> bool:
+    """Whether a page the wall heuristics call walled answered 200 with an article's worth of text
+    (a metered article marked as not free, a box that asks to subscribe under a whole article):
+    its quotes are looked for in it (W705), whatever the wall."""
+    from pytest_citations.online.page_text import SHORT_PAGE_WORDS
+
+    return (answer.status is not None and 200 <= answer.status < 300 and answer.text is not None
+            and len(answer.text.split(maxsplit=SHORT_PAGE_WORDS)) > SHORT_PAGE_WORDS)
 
 
 @rule("W705", "quote-not-on-page", unit=WebCitation)
@@ -357,8 +367,11 @@ def quote_not_on_page(c: WebCitation, ctx: RuleContext) -> Iterator[Finding]:
     from pytest_citations.online.quotes import find_quote
 
     answer = _answer(c, ctx)
-    if c.quote is None or answer is None or verdict(answer).state is not State.LIVE or answer.text is None:
+    if c.quote is None or answer is None or answer.text is None:
         return  # (W706 says why a quote could not be checked)
+    state = verdict(answer).state
+    if not (state is State.LIVE or (state is State.WALLED and _gives_its_text(answer))):
+        return  # (W704 and W706 say why a quote could not be checked)
     web = ctx.file.engine.web
     left = getattr(web, "closest_seconds_left", None)
     started = time.process_time()

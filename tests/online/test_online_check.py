@@ -222,6 +222,27 @@ def test_a_quote_carried_by_the_query_of_its_url_is_not_proven_by_a_page_that_ec
     assert "is in the query of its URL" in findings[0][2]
 
 
+def test_a_page_marked_as_walled_that_gives_its_whole_text_has_its_quotes_looked_for(tmp_path, web):
+    """A metered article marked as not free (schema.org isAccessibleForFree false) is served whole:
+    its quotes are looked for in it (W705 for one it does not hold). Was: W704 alone, 'its quote
+    cannot be checked', a warning: any fabricated quote of such an article passed. A short wall
+    page still cannot be checked."""
+    marked = ('<script type="application/ld+json">{"@type": "NewsArticle", "isAccessibleForFree": false}</script>'
+              "<p>The Fed held rates steady on Wednesday.</p>"
+              + "".join(f"<p>Paragraph {n} of the article goes on about the economy and the markets.</p>" for n in range(40)))
+    article = serve(web, "/metered", marked)
+    wall = serve(web, "/wall", '<script type="application/ld+json">{"isAccessibleForFree": false}</script>'
+                               "<p>Subscribe to continue reading.</p>")
+    cases = {"a": (article, "The Fed cut rates sharply"), "b": (article, "The Fed held rates steady"),
+             "c": (wall, "The Fed cut rates sharply")}
+    for name, (url, cited) in cases.items():
+        (tmp_path / f"{name}.exchange.json").write_text(json.dumps(_exchange(url, cited)), encoding="utf-8")
+    findings = sorted((d.path, d.code, d.message) for d in check(tmp_path, web).report.diagnostics if d.code.startswith("W"))
+    assert [(path, code) for path, code, _ in findings] == [
+        ("a.exchange.json", "W704"), ("a.exchange.json", "W705"), ("b.exchange.json", "W704"), ("c.exchange.json", "W704")]
+    assert "cannot be checked" not in findings[2][2] and findings[3][2].endswith("its quote cannot be checked")
+
+
 def test_a_quote_whose_page_the_run_could_not_hold_is_w708_an_error(tmp_path, web, monkeypatch):
     """The run holds a bounded amount of page text; a checkout can fill it with pages of its own so
     that the page of a fabricated quote comes after: that quote must fail the gate, not pass as a
