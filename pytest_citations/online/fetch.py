@@ -132,9 +132,10 @@ class Answer:
     requests: int  # HTTP requests this answer cost in this run (robots.txt not counted)
     etag: str | None = None
     last_modified: str | None = None
-    # the page's text was wanted and the page answered, but the run could not hold its text (it
-    # holds MAX_RUN_TEXT characters at most): a limit of the run, not of the page, left it unread
-    text_over_run_limit: bool = False
+    # the page's text was wanted and the page answered, but a limit of the run, not the page, left
+    # it unread: the run could not hold it (MAX_RUN_TEXT characters at most), or the body was cut
+    # at max_body and its first part gives no text (a PDF, whose table of objects is at its end)
+    text_past_run_limits: bool = False
 
 
 # page(body, content_type, wants_text) -> what the page says (its text when wanted, a wall, why
@@ -204,7 +205,7 @@ class _Reply:
     wall: str | None = None
     page_failed: str | None = None  # the type of the exception the page hook raised
     unread: str | None = None  # why the page gives no text, or only its first part
-    text_over_run_limit: bool = False  # (Answer.text_over_run_limit)
+    text_past_run_limits: bool = False  # (Answer.text_past_run_limits)
 
 
 @dataclass
@@ -233,13 +234,13 @@ class _Chain:
             truncated=reply is not None and reply.truncated, fetched_at=time.time(), from_cache=False,
             requests=self.requests, etag=None if reply is None else reply.etag,
             last_modified=None if reply is None else reply.last_modified,
-            text_over_run_limit=reply is not None and reply.text_over_run_limit)
+            text_past_run_limits=reply is not None and reply.text_past_run_limits)
 
 
 def reach_of(settings: FetchSettings) -> str:
     """What a run with ``settings`` may reach besides the public web (its allowances and mappings),
-    as its cache entries record it."""
-    return json.dumps([sorted(settings.allow), sorted(map(list, settings.connect_to.items()))])
+    and how much of a page it reads, as its cache entries record it."""
+    return json.dumps([sorted(settings.allow), sorted(map(list, settings.connect_to.items())), settings.max_body])
 
 
 def status_phrase(status: int) -> str:
@@ -618,11 +619,16 @@ class _Run:
         try:
             read = await loop.run_in_executor(self.pool, self.page, body, reply.content_type, wants_text)
             reply.text, reply.wall, reply.unread = read.text, read.wall, read.unread or read.partial
+            if wants_text and reply.text is None and reply.truncated and read.unread is not None:
+                # (the first part of a page gives no text, as of a PDF whose table of objects is at its end)
+                reply.unread = (f"{read.unread}: only its first {self.settings.max_body >> 20} MiB were read "
+                                "(--online-max-body)")
+                reply.text_past_run_limits = True
             if reply.text is not None:  # (the loop's thread alone counts: no lock needed)
                 if self._text_held + len(reply.text) > MAX_RUN_TEXT:
                     reply.text = None
                     reply.unread = f"the run already holds {MAX_RUN_TEXT >> 20} Mi characters of page text"
-                    reply.text_over_run_limit = True
+                    reply.text_past_run_limits = True
                 else:
                     self._text_held += len(reply.text)
             reply.truncated = reply.truncated or read.partial is not None

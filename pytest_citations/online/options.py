@@ -110,6 +110,9 @@ OPTIONS: tuple[tuple[str, str, dict[str, Any]], ...] = (
     ("time-limit", "time_limit", {"type": positive_duration, "metavar": "DURATION",
                                   "help": "stop fetching after DURATION in all (30s, 15m, 1h; default 5m): the URLs not "
                                   "answered by then are not reached (W708, an error)"}),
+    ("max-body", "max_body", {"type": positive_integer, "metavar": "MIB",
+                              "help": "read at most MIB mebibytes of a page (default 5); a page whose first part gives "
+                              "no text, as a larger PDF's, is not checked (W708)"}),
     ("host-concurrency", "host_concurrency", {"type": positive_integer, "metavar": "N",
                                               "help": "requests in flight to one host at most (default 2)"}),
     ("host-interval", "host_interval", {"type": non_negative_number, "metavar": "SECONDS",
@@ -144,7 +147,7 @@ def online_request(read: Callable[[str], Any], prefix: str) -> OnlineRequest:
     values = {attribute: read(f"{dest}_{attribute}") for _, attribute, _ in OPTIONS}
     return OnlineRequest(
         refresh=bool(values["refresh"]), allow=tuple(values["allow"] or ()), timeout=values["timeout"],
-        time_limit=values["time_limit"],
+        time_limit=values["time_limit"], max_body=values["max_body"],
         host_concurrency=values["host_concurrency"], host_interval=values["host_interval"], max_age=values["max_age"],
         connect_to=dict(values["connect_to"] or ()),
     )

@@ -470,7 +470,7 @@ def unchecked_url(c: WebCitation, ctx: RuleContext) -> Iterator[Finding]:
     if found.state is State.UNCHECKED or refused_to_this_client:
         yield _at(c, f"{c.what} cites {quoted(c.url)}, which could not be checked: {found.reason}",
                   known_as=f"{c.what} cites {quoted(c.url)}, which could not be checked")
-    elif found.state is State.LIVE and c.quote is not None and answer.text is None and not answer.text_over_run_limit:
+    elif found.state is State.LIVE and c.quote is not None and answer.text is None and not answer.text_past_run_limits:
         why = answer.detail or f"a page of type {quoted(answer.content_type or 'unknown')} gives no text"
         yield _at(c, f"the quote of {c.what} could not be checked against {quoted(c.url)}: {why}",
                   known_as=f"the quote of {c.what} could not be checked against {quoted(c.url)}")
@@ -530,8 +530,9 @@ def run_limit_reached(c: WebCitation, ctx: RuleContext) -> Iterator[Finding]:
     In an online run, reports a cited URL the check did not reach before its time for the run was
     up (`--online-time-limit`, 5 minutes by default), or at all because the network looked
     unreachable (none of three or more cited hosts answered), and a quote whose page answered but
-    whose text the run could not hold (it holds 64 Mi characters of page text at most): a limit of
-    the run, which the URLs and pages before them reached, not a fault of the cited server.
+    whose text the run could not hold (it holds 64 Mi characters of page text at most) or could not
+    read (a page larger than `--online-max-body`, 5 MiB by default, whose first part gives no text,
+    as a PDF's does not): a limit of the run, not a fault of the cited server.
 
     ## Why is this bad?
     The gate cannot vouch for a citation it did not check. A warning would let a pull request that
@@ -570,7 +571,8 @@ def run_limit_reached(c: WebCitation, ctx: RuleContext) -> Iterator[Finding]:
     ## Fix
     Give the run more time (`--online-time-limit 15m`), or find what took it: the run's summary
     names the hosts whose URLs were not checked. Cited hosts that never answer are best removed;
-    a run that cites more than 64 Mi characters of pages with quotes is best split. Run the online
+    a run that cites more than 64 Mi characters of pages with quotes is best split; a larger page
+    is read with `--online-max-body 50` (MiB). Run the online
     check where the web can be reached (a runner that must use a proxy cannot).
     """
     answer = _answer(c, ctx)
@@ -579,6 +581,6 @@ def run_limit_reached(c: WebCitation, ctx: RuleContext) -> Iterator[Finding]:
     if answer.outcome in _NOT_REACHED:
         yield _at(c, f"{c.what} cites {quoted(c.url)}, which the online check did not reach: {answer.detail}",
                   known_as=f"{c.what} cites {quoted(c.url)}, which the online check did not reach")
-    elif answer.text_over_run_limit and c.quote is not None and answer.text is None:
+    elif answer.text_past_run_limits and c.quote is not None and answer.text is None:
         yield _at(c, f"the quote of {c.what} could not be checked against {quoted(c.url)}: {answer.detail}",
                   known_as=f"the quote of {c.what} could not be checked against {quoted(c.url)}")

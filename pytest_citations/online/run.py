@@ -57,6 +57,7 @@ class OnlineRequest:
     allow: tuple[str, ...] = ()
     timeout: float | None = None
     time_limit: float | None = None
+    max_body: int | None = None  # MiB
     host_concurrency: int | None = None
     host_interval: float | None = None
     max_age: float | None = None
@@ -68,6 +69,7 @@ class OnlineRequest:
         except ImportError:
             raise OnlineUnavailable(MISSING) from None
         given: dict[str, Any] = {name: value for name, value in (
+            ("max_body", None if self.max_body is None else self.max_body << 20),
             ("timeout", self.timeout), ("time_limit", self.time_limit), ("host_concurrency", self.host_concurrency),
             ("host_interval", self.host_interval), ("max_age", self.max_age),
         ) if value is not None}
@@ -123,12 +125,10 @@ def fetch(engine: Engine, tasks: list[Task], request: OnlineRequest, cache_folde
         notices.append(f"warning: the online check's time ({duration_phrase(settings.time_limit)}) was up: {not_checked} of "
                        f"{len(answers)} URLs were not reached (W708); --online-time-limit "
                        "(--citations-online-time-limit under pytest) gives it more")
-    over_text = sum(answer.text_over_run_limit for answer in answers.values())
-    if over_text:
-        from pytest_citations.online.fetch import MAX_RUN_TEXT
-
-        notices.append(f"warning: the run held the {MAX_RUN_TEXT >> 20} Mi characters of page text it allows: the quotes of "
-                       f"{over_text} URLs were not checked (W708)")
+    unread = sum(answer.text_past_run_limits for answer in answers.values())
+    if unread:
+        notices.append(f"warning: the quotes of {unread} URLs were not checked: the run held all the page text it allows, "
+                       "or their pages were larger than it reads (W708)")
     if _network_unreachable(answers):
         notices.append(f"warning: the network looks unreachable: none of the {len({_host(url) for url in answers})} "
                        "cited hosts answered, so no URL was judged (W708)")

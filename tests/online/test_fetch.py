@@ -599,7 +599,7 @@ def test_the_page_text_a_run_holds_is_bounded(serve, fetch, monkeypatch):
     held = [answer for answer in answers.values() if answer.text is not None]
     dropped = [answer for answer in answers.values() if answer.text is None]
     assert len(held) == 1 and len(dropped) == 1 and "already holds" in dropped[0].detail
-    assert (held[0].text_over_run_limit, dropped[0].text_over_run_limit) == (False, True)
+    assert (held[0].text_past_run_limits, dropped[0].text_past_run_limits) == (False, True)
 
 
 # -- the run's time limit ------------------------------------------------------------------------

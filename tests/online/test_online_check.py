@@ -38,8 +38,9 @@ def online(web, **options) -> OnlineRequest:
                          timeout=3, host_interval=0, **options)
 
 
-def check(repo: Path, web, cache: Path | None = None, **request):
-    outcome = CheckRun(CheckRequest(paths=(repo,), online=online(web), cache_dir=cache, **request)).check()
+def check(repo: Path, web, cache: Path | None = None, online_request: OnlineRequest | None = None, **request):
+    chosen = online(web) if online_request is None else online_request
+    outcome = CheckRun(CheckRequest(paths=(repo,), online=chosen, cache_dir=cache, **request)).check()
     return outcome
 
 
@@ -243,6 +244,32 @@ def test_a_page_marked_as_walled_that_gives_its_whole_text_has_its_quotes_looked
     assert "cannot be checked" not in findings[2][2] and findings[3][2].endswith("its quote cannot be checked")
 
 
+def test_a_pdf_larger_than_the_run_reads_is_w708_until_the_run_reads_more(tmp_path, web):
+    """A PDF's table of objects is at its end: cut at the body limit, it gives no text, and its
+    quotes cannot be checked. That is the run's limit, not the page's: W708, an error (was: W706, a
+    warning, so a fabricated quote of any large report passed); --online-max-body reads more."""
+    pytest.importorskip("pypdf")
+    import os
+
+    from .test_page_text import pdf_of
+
+    pdf = pdf_of("The Fed held rates steady.")
+    filler = b"%% " + os.urandom(3 << 19).hex().encode()[: 3 << 20] + b"\n"  # 3 MiB of comment before the table
+    body = pdf.replace(b"xref\n", filler + b"xref\n", 1)
+    body = body.replace(b"startxref\n%d" % pdf.index(b"xref\n"), b"startxref\n%d" % body.index(b"xref\n"))
+    web.expect_request("/report.pdf").respond_with_data(body, content_type="application/pdf")
+    url = f"http://{HOST}/report.pdf"
+    (tmp_path / "a.exchange.json").write_text(json.dumps(_exchange(url, "The Fed held rates steady")), encoding="utf-8")
+    (tmp_path / "b.exchange.json").write_text(json.dumps(_exchange(url, "The Fed cut rates sharply")), encoding="utf-8")
+
+    cut = check(tmp_path, web, online_request=online(web, max_body=1))
+    assert [(d.path, d.code) for d in cut.report.diagnostics if d.code.startswith("W")] == [
+        ("a.exchange.json", "W708"), ("b.exchange.json", "W708")]
+    assert "only its first 1 MiB were read (--online-max-body)" in cut.report.diagnostics[0].message
+    whole = check(tmp_path, web, online_request=online(web, max_body=8))
+    assert [(d.path, d.code) for d in whole.report.diagnostics if d.code.startswith("W")] == [("b.exchange.json", "W705")]
+
+
 def test_a_quote_whose_page_the_run_could_not_hold_is_w708_an_error(tmp_path, web, monkeypatch):
     """The run holds a bounded amount of page text; a checkout can fill it with pages of its own so
     that the page of a fabricated quote comes after: that quote must fail the gate, not pass as a
@@ -261,7 +288,7 @@ def test_a_quote_whose_page_the_run_could_not_hold_is_w708_an_error(tmp_path, we
         ("a.exchange.json", "W708", "error"), ("b.exchange.json", "W708", "error")]
     assert found[1][3].endswith("could not be checked against 'http://news.example/victim': 200 OK; the run already "
                                 "holds 0 Mi characters of page text")
-    assert any("the quotes of 2 URLs were not checked (W708)" in notice for notice in outcome.notices)
+    assert any(notice.startswith("warning: the quotes of 2 URLs were not checked:") for notice in outcome.notices)
 
 
 # -- the run -------------------------------------------------------------------------------------
