@@ -36,6 +36,11 @@ _EXTENSION = re.compile(r"[^.]\.[A-Za-z0-9]{0,9}[A-Za-z][A-Za-z0-9]{0,9}\Z|\A\.[
 # its own words ([Get-Config.ps1, line 42], [src/Parser.cs, l3]); beside a hash, such a line part
 # is a malformed one (R403).
 HASH_SHAPE = re.compile(r"[0-9A-Fa-f]{14,18}\Z|[0-9A-Za-z]{16}\Z")
+# What may be a tuple anywhere in Markdown, whatever surrounds it (a code block, a comment): a
+# bracket that opens an id and then a hash (``@...``) or a line part (``, L<n>``). Its search is
+# linear in the text (each bracket is looked at for a bounded length); what it finds is weighed on
+# the whole text when the file is read.
+MAY_BE_A_TUPLE = re.compile(rf"\[[^{_ENDS_ID}]{{1,400}}(?:@[0-9A-Za-z]|,[^\S\n]*L[0-9])")
 LINES_SHAPE = re.compile(r"L[0-9]+(?:-[0-9]+)?\Z")
 
 

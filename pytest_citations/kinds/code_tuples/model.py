@@ -43,7 +43,7 @@ from pytest_citations.kinds import Reported
 # the run-wide index git.head (R408's history lookups consult it), declared beside the history it
 # serves and held here, where pytest_citations.builtins finds a kind package's indexes
 from pytest_citations.kinds.code_tuples.history import head_commit as head_commit
-from pytest_citations.kinds.code_tuples.inline import ends_inside_a_tuple, find_inline
+from pytest_citations.kinds.code_tuples.inline import MAY_BE_A_TUPLE, ends_inside_a_tuple, find_inline
 from pytest_citations.kinds.code_tuples.json_tuples import find_json_tuples, head_holds_tuples
 from pytest_citations.kinds.code_tuples.parse_rules import invalid_json
 from pytest_citations.rules import Finding, Option
@@ -164,14 +164,21 @@ class CodeTuples:
         return not json_like and head_fills_window(head) and ends_inside_a_tuple(head)
 
     def sniff_long(self, head: str, text: Iterable[str]) -> bool:
-        """Whether a Markdown file whose head :meth:`sniff` does not claim holds a tuple past it: a
-        head that fills the window may be pages of prose before the first citation (a long review
-        that cites its sources at its end). Its ``text``, read on from the start, is searched a
-        piece at a time, a pass that stops at the first tuple. (A JSON document's tuples are
-        weighed by the head alone: large JSON data files are many, and read whole they would cost
-        every run.)"""
-        json_like = head.lstrip("\ufeff \t\r\n")[:1] in ("{", "[")
-        return not json_like and head_fills_window(head) and any(any(True for _ in find_inline(piece)) for piece in text)
+        """Whether a Markdown file whose head :meth:`sniff` does not claim may hold a tuple past it:
+        a head that fills the window may be pages of prose before the first citation (a long
+        review that cites its sources at its end). Its ``text``, read on from the start, is
+        searched a piece at a time for what may be a tuple whatever surrounds it
+        (:data:`MAY_BE_A_TUPLE`, linear and cheap); only when a piece holds one is the whole text
+        searched for tuples as the kind reads them (a piece alone does not know whether a code
+        block or a comment opened in an earlier one). (A JSON document's tuples are weighed by the
+        head alone: large JSON data files are many, and read whole they would cost every run.)"""
+        if head.lstrip("\ufeff \t\r\n")[:1] in ("{", "[") or not head_fills_window(head):
+            return False
+        pieces, may_hold = [], False
+        for piece in text:
+            pieces.append(piece)
+            may_hold = may_hold or MAY_BE_A_TUPLE.search(piece) is not None
+        return may_hold and any(True for _ in find_inline("".join(pieces)))
 
     def units(self, ctx) -> Iterator[Tuple | Reported]:
         rel = ctx.rel.lower()

@@ -743,3 +743,15 @@ def test_a_markdown_file_whose_first_tuple_lies_past_the_head_is_claimed_and_che
     (tmp_path / "review.md").write_text(prose + "The limit is checked in [src/gone.py, L3].\n")
     (tmp_path / "plain.md").write_text(prose + "No citation here, only [a link](https://example.org/x.md).\n")
     assert [(d.path, d.code) for d in _check(tmp_path)] == [("review.md", "R406")]
+
+
+def test_a_code_block_that_straddles_a_piece_read_past_the_head_hides_no_tuple_after_it(tmp_path):
+    """The text past the head is read in pieces of 1 MiB; a code block opened in one and closed in
+    the next made the next piece blank what followed its close, and the tuple after it was never
+    checked (found by an attack). What may be a tuple is now looked for whatever surrounds it."""
+    (tmp_path / "pyproject.toml").write_text("[tool.citations]\n")
+    line = "Paragraph of the review says what was looked at and why it matters.\n\n"
+    prose = line * ((1 << 20) // len(line) - 30)
+    block = "```python\n" + "x = 1\n" * 500 + "```\n\n"
+    (tmp_path / "review.md").write_text(prose + block + "The login check rests on [src/gone.py, L1-2].\n")
+    assert [(d.path, d.code) for d in _check(tmp_path)] == [("review.md", "R406")]
