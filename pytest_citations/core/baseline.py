@@ -36,12 +36,25 @@ def _key(diagnostic) -> tuple[str, str, str]:
 
 
 def dumps(diagnostics) -> str:
+    """The baseline of ``diagnostics``: one entry a line (a change to it reads as lines in a diff),
+    in UTF-8, as compact as :func:`load` takes it."""
     counts = Counter(_key(d) for d in diagnostics if d.code != INTERNAL_ERROR)
     entries = [
-        {"path": path, "code": code, "message": message, "count": count}
+        json.dumps({"path": path, "code": code, "message": message, "count": count}, ensure_ascii=False)
         for (path, code, message), count in sorted(counts.items())
     ]
-    return json.dumps({"format": FORMAT, "tool_version": __version__, "entries": entries}, indent=2) + "\n"
+    head = json.dumps({"format": FORMAT, "tool_version": __version__})[:-1]
+    return head + ', "entries": [\n' + ",\n".join(entries) + "\n]}\n"
+
+
+def beyond_limits(text: str) -> str | None:
+    """Why a baseline of ``text`` would not be read back (:func:`load`'s limits), else None."""
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_SIZE:
+        return f"it would be {size} bytes, over the {MAX_SIZE}-byte limit a baseline is read with"
+    if text.count("{") + text.count("[") > MAX_CONTAINERS:
+        return f"it would hold more than the {MAX_CONTAINERS} objects and arrays a baseline is read with"
+    return None
 
 
 def load(path: Path) -> dict[str, Counter]:

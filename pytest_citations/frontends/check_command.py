@@ -213,7 +213,12 @@ def _report(args: argparse.Namespace, request: CheckRequest, outcome: CheckOutco
             print("citations: warning: no artifact files found under the given paths", file=sys.stderr)
 
     if args.write_baseline:
-        if not _write(args.write_baseline, baseline_module.dumps(report.diagnostics)):
+        written = baseline_module.dumps(report.diagnostics)
+        refused = baseline_module.beyond_limits(written)
+        if refused is not None:  # (a baseline that --baseline would refuse is not written)
+            print(f"citations: error: {args.write_baseline}: not written: {refused}", file=sys.stderr)
+            return EXIT_USAGE
+        if not _write(args.write_baseline, written):
             return EXIT_USAGE
         crashes = sum(d.code == INTERNAL_ERROR for d in report.diagnostics)
         if not (args.quiet or args.silent):

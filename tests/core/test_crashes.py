@@ -12,6 +12,7 @@ The cases run in child processes, so that what reaches the log is what a CI job 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -208,6 +209,25 @@ def test_a_baseline_of_more_objects_than_a_baseline_holds_is_refused_in_bounded_
     outcome.assert_bounded()
     assert (outcome.status, outcome.stderr) == (
         2, "citations: error: baseline.json: cannot read baseline: it holds more than 400000 objects and arrays\n")
+
+
+def test_a_baseline_is_written_one_entry_a_line_in_utf8_and_never_beyond_what_is_read_back(tmp_path, monkeypatch):
+    """Was: written indented, non-ASCII as \\u escapes (30,000 findings made 10.8 MB), and then
+    refused by --baseline past 8 MiB."""
+    from pytest_citations.core import baseline
+    from pytest_citations.frontends.cli import main
+
+    repo = _repo(tmp_path)
+    (repo / ".serena" / "memories" / "m.md").write_text(MEMORY.replace("gone.py", "gône.py"))
+    written = tmp_path / "baseline.json"
+    assert main(["check", str(repo), "--write-baseline", str(written)]) == 0
+    lines = written.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 3 and "gône.py" in lines[1] and json.loads(written.read_text(encoding="utf-8"))["entries"]
+    assert main(["check", str(repo), "--baseline", str(written)]) == 0
+
+    monkeypatch.setattr(baseline, "MAX_SIZE", 100)
+    assert main(["check", str(repo), "--write-baseline", str(tmp_path / "big.json")]) == 2
+    assert not (tmp_path / "big.json").exists()
 
 
 @pytest.mark.parametrize("where", ["pyproject.toml", "sub/pyproject.toml"])
