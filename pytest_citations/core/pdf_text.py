@@ -29,7 +29,9 @@ from typing import Any
 
 MAX_PAGES = 500  # pages whose text is extracted at most
 SECONDS = 3.0  # time the text may take to extract; the pages read by then are kept
-MAX_CHARACTERS = 16 << 20  # characters of text kept at most
+# characters of text kept at most: what the child sends back and the parent holds (an astral
+# character is 4 bytes of UTF-8 and of a Python string), far more than a quote's check needs
+MAX_CHARACTERS = 4 << 20
 CHILD_SECONDS = 10.0  # the child's time in all (CPU and wall), the PDF's parsing included
 CHILD_MEMORY = 1 << 30  # the child's address space
 
@@ -70,9 +72,9 @@ def read(body: bytes) -> PdfText:
     if done.returncode != 0:
         return PdfText(None, unread=TOO_COSTLY)
     try:
-        found = json.loads(done.stdout)
+        found = json.loads(done.stdout.decode("utf-8", "surrogatepass"))
         return PdfText(found["pages"], found["count"], found["unread"], found["partial"])
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError):  # (a UnicodeDecodeError is a ValueError)
         return PdfText(None, unread="the PDF reader gave no answer")
 
 
@@ -86,7 +88,8 @@ except ImportError:
 sys.path[:0] = json.loads(sys.argv[1])
 from pytest_citations.core import pdf_text
 pdf_text.limit_this_process(resource)
-sys.stdout.write(json.dumps(pdf_text.extract(sys.stdin.buffer.read()).__dict__))
+sys.stdout.buffer.write(json.dumps(pdf_text.extract(sys.stdin.buffer.read()).__dict__, ensure_ascii=False)
+                        .encode("utf-8", "surrogatepass"))
 """
 
 

@@ -53,3 +53,11 @@ def test_the_pdf_reader_imports_nothing_from_the_current_folder(tmp_path, monkey
 def test_without_pypdf_the_reader_says_so_without_a_process(monkeypatch):
     monkeypatch.setitem(__import__("sys").modules, "pypdf", None)
     assert pdf_text.read(b"%PDF-1.4") == pdf_text.PdfText(None, unread=pdf_text.EXTRA_MISSING)
+
+
+def test_the_child_sends_its_text_back_as_utf8():
+    """Non-ASCII text comes back whole (the child writes UTF-8, not escapes that take up to 12
+    bytes a character: a 4 KB PDF made its parent hold 440 MB)."""
+    pytest.importorskip("pypdf")
+    read = pdf_text.read(pdf_of("Caf\u00e9 cr\u00e8me"))
+    assert [page.strip() for page in read.pages] == ["Caf\u00e9 cr\u00e8me"]
