@@ -364,7 +364,7 @@ def walk_files(root: Path, folder: Path, excludes: tuple[str, ...]) -> tuple[lis
         for name in sorted(dirnames):
             if excluded(prefix + name) or os.path.islink(os.path.join(current, name)):
                 continue  # (a symlinked folder is never walked, nor a root: it may lead out of the checkout)
-            if _has_settings(Path(current) / name, prefix + name):
+            if _has_settings(Path(current) / name, prefix + name, root):
                 nested.append(prefix + name)
             else:
                 kept.append(name)
@@ -373,13 +373,13 @@ def walk_files(root: Path, folder: Path, excludes: tuple[str, ...]) -> tuple[lis
     return found, nested
 
 
-def _has_settings(folder: Path, rel: str) -> bool:
+def _has_settings(folder: Path, rel: str, root: Path) -> bool:
     """Whether ``folder`` (``rel`` from the root) holds settings of its own; a ``pyproject.toml``
     that cannot even be looked at (a symlink whose target's name is too long, a path longer than
     the system allows) is a settings error, as one that cannot be read is: which settings govern
     the files below cannot be told, so they are not checked with the wrong ones."""
     try:
-        return has_settings(folder)
+        return has_settings(folder, root)
     except OSError as exc:
         raise ConfigError(f"{quoted(rel + '/pyproject.toml', plain=True)}: cannot read settings: {exc.strerror or exc}") from None
 

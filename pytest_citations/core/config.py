@@ -169,10 +169,12 @@ def find_settings(start: Path) -> tuple[Path, dict[str, Any], Path | None]:
     return fallback.resolve(), {}, None
 
 
-def has_settings(folder: Path) -> bool:
-    """Whether ``folder`` holds a ``pyproject.toml`` with a ``[tool.citations]`` table."""
+def has_settings(folder: Path, within: Path) -> bool:
+    """Whether ``folder`` (a folder below the root ``within``) holds a ``pyproject.toml`` with a
+    ``[tool.citations]`` table; one that is a symlink is read when it leads to a file in the root
+    (a monorepo's packages may share one)."""
     candidate = folder / "pyproject.toml"
-    return _is_file(candidate) and _read_table(candidate, pyproject=True, found=True) is not None
+    return _is_file(candidate) and _read_table(candidate, pyproject=True, found=True, within=within) is not None
 
 
 def _is_file(path: Path) -> bool:
@@ -184,10 +186,10 @@ def _is_file(path: Path) -> bool:
         raise _unresolvable(path, exc) from None
 
 
-def _leads_nowhere_else(path: Path) -> bool:
-    """Whether ``path``, its symlinks resolved, still lies in the folder that holds it."""
+def _leads_nowhere_else(path: Path, folder: Path) -> bool:
+    """Whether ``path``, its symlinks resolved, still lies in ``folder``."""
     try:
-        return path.resolve().parent.is_relative_to(path.parent.resolve())
+        return path.resolve().is_relative_to(folder.resolve())
     except (OSError, RuntimeError):  # (a loop: reading it says so)
         return True
 
@@ -205,13 +207,13 @@ def _unresolvable(path: Path, exc: OSError) -> ConfigError:
     return ConfigError(f"{clipped(path.as_posix(), 200)}: cannot read settings: {exc.strerror or exc}")
 
 
-def _read_table(path: Path, pyproject: bool, found: bool = False) -> dict[str, Any] | None:
+def _read_table(path: Path, pyproject: bool, found: bool = False, within: Path | None = None) -> dict[str, Any] | None:
     """The ``[tool.citations]`` table of the settings file ``path`` (of a ``pyproject.toml``:
     None when it has none). A file ``found`` in a folder (not named by the user) comes with the
-    checkout: a symlink that leads out of its folder is not followed, nor is what it leads to
-    described."""
-    if found and not _leads_nowhere_else(path):
-        raise ConfigError(f"{path}: cannot read settings: it is a symlink that leads out of its folder")
+    checkout: a symlink that leads out of the folder ``within`` (else out of its own folder) is
+    not followed, nor is what it leads to described."""
+    if found and not _leads_nowhere_else(path, path.parent if within is None else within):
+        raise ConfigError(f"{path}: cannot read settings: it is a symlink that leads out of the repository")
     try:
         text = sources.read_named_file(path, MAX_SETTINGS_BYTES).decode("utf-8")
         data = _settings_document(text)

@@ -244,7 +244,7 @@ def test_settings_found_in_the_checkout_are_not_read_through_a_symlink_that_lead
     settings.symlink_to(outside)
     done = citations(repo, "sub" if where.startswith("sub/") else ".")
     assert done.returncode == 2, done.stdout + done.stderr
-    assert done.stderr.endswith(f"{where}: cannot read settings: it is a symlink that leads out of its folder\n"), done.stderr
+    assert done.stderr.endswith(f"{where}: cannot read settings: it is a symlink that leads out of the repository\n"), done.stderr
     assert "2000000" not in done.stderr
 
 
@@ -273,6 +273,19 @@ def test_a_symlink_to_the_checked_folder_is_not_checked_again_by_pytest(tmp_path
     done = pytest_citations(repo, ".")
     assert "1 failed" in done.stdout and "loop/" not in done.stdout, done.stdout[-2000:]
     assert citations(repo).stdout.count("M207") == 1
+
+
+def test_a_monorepos_packages_may_share_one_pyproject_through_symlinks(tmp_path):
+    """``pkg/pyproject.toml -> ../shared/pyproject.toml``, in the repository: read (it has no
+    [tool.citations], so pkg is no root of its own). Was: the run stopped, as for a link leading out."""
+    repo = _repo(tmp_path)
+    (repo / ".serena" / "memories" / "m.md").write_text(MEMORY)
+    (repo / "shared").mkdir()
+    (repo / "shared" / "pyproject.toml").write_text("[tool.ruff]\nline-length = 100\n")
+    (repo / "pkg").mkdir()
+    (repo / "pkg" / "pyproject.toml").symlink_to("../shared/pyproject.toml")
+    done = citations(repo)
+    assert done.returncode == 1 and done.stdout.count("M207") == 1, done.stdout + done.stderr
 
 
 def test_a_config_that_is_a_folder_is_said_to_be_one(tmp_path):
