@@ -43,12 +43,16 @@ TOO_COSTLY = (f"reading the PDF took over {CHILD_SECONDS:g} s or {CHILD_MEMORY >
 @dataclass(frozen=True)
 class PdfText:
     """The text of each page read, in order (None when none could be read, and ``unread`` says
-    why); ``count``: the pages the PDF has; ``partial``: why only some of them were read."""
+    why); ``count``: the pages the PDF has; ``partial``: why only some of them were read;
+    ``limited``: the reader's limits or means, not the PDF's nature (encrypted, without pages),
+    kept it from being read (a PDF that cannot be opened counts: damage and a limit of pypdf look
+    alike)."""
 
     pages: list[str] | None
     count: int = 0
     unread: str | None = None
     partial: str | None = None
+    limited: bool = False
 
 
 def read(body: bytes) -> PdfText:
@@ -59,23 +63,24 @@ def read(body: bytes) -> PdfText:
 
     pypdf = importlib.util.find_spec("pypdf")
     if pypdf is None or pypdf.origin is None:
-        return PdfText(None, unread=EXTRA_MISSING)
+        return PdfText(None, unread=EXTRA_MISSING, limited=True)
     paths = [str(Path(__file__).resolve().parents[2]), str(Path(pypdf.origin).resolve().parents[1])]
     command = [sys.executable, "-I", "-c", _CHILD, json.dumps(paths)]
     try:
-        done = subprocess.run(command, input=body, capture_output=True, timeout=CHILD_SECONDS + 1,
+        # (its CPU time is bounded in the child; the wall clock, a few times over, for a busy machine)
+        done = subprocess.run(command, input=body, capture_output=True, timeout=3 * CHILD_SECONDS,
                               cwd=tempfile.gettempdir(), check=False)
     except subprocess.TimeoutExpired:
-        return PdfText(None, unread=TOO_COSTLY)
+        return PdfText(None, unread=TOO_COSTLY, limited=True)
     except OSError as error:
-        return PdfText(None, unread=f"the PDF reader could not be started ({error.strerror or error})")
+        return PdfText(None, unread=f"the PDF reader could not be started ({error.strerror or error})", limited=True)
     if done.returncode != 0:
-        return PdfText(None, unread=TOO_COSTLY)
+        return PdfText(None, unread=TOO_COSTLY, limited=True)
     try:
         found = json.loads(done.stdout.decode("utf-8", "surrogatepass"))
-        return PdfText(found["pages"], found["count"], found["unread"], found["partial"])
+        return PdfText(found["pages"], found["count"], found["unread"], found["partial"], found["limited"])
     except (ValueError, KeyError, TypeError):  # (a UnicodeDecodeError is a ValueError)
-        return PdfText(None, unread="the PDF reader gave no answer")
+        return PdfText(None, unread="the PDF reader gave no answer", limited=True)
 
 
 # The child: its limits first, then the package's code and pypdf from the paths it is given.
@@ -115,7 +120,7 @@ def extract(body: bytes) -> PdfText:
             pages = reader.pages
             count = len(pages)
         except Exception as error:  # pypdf raises many kinds of errors on a damaged PDF
-            return PdfText(None, unread=f"the PDF cannot be read ({type(error).__name__})")
+            return PdfText(None, unread=f"the PDF cannot be read ({type(error).__name__})", limited=True)
         return _page_texts(pages, count)
 
 
@@ -126,7 +131,7 @@ class _OutOfTime(Exception):
 def _page_texts(pages: Any, count: int) -> PdfText:
     """The text of the first pages, as many as the limits allow; a page whose text cannot be
     extracted is left out, and said so."""
-    stop = _stop_at(time.monotonic() + SECONDS)
+    stop = _stop_at(time.process_time() + SECONDS)  # (CPU time: the child's own work, whatever else runs)
     texts: list[str] = []
     unreadable = characters = 0
     out_of_time = too_long = False
@@ -146,7 +151,7 @@ def _page_texts(pages: Any, count: int) -> PdfText:
         texts.append(text)
     if not texts:
         reason = f"reading the PDF took over {SECONDS:g} s" if out_of_time else "no page of the PDF could be read"
-        return PdfText(None, count, unread=reason if count else "the PDF has no pages")
+        return PdfText(None, count, unread=reason if count else "the PDF has no pages", limited=bool(count))
     left_out = [
         f"only the first {len(texts) + unreadable} of the PDF's {count} pages are read" if len(texts) + unreadable < count else "",
         f"reading the PDF took over {SECONDS:g} s" if out_of_time else "",
@@ -167,7 +172,7 @@ def _opens_without_password(reader: Any) -> bool:
 
 def _stop_at(deadline: float) -> Callable[..., None]:
     def visit(*_: Any) -> None:
-        if time.monotonic() > deadline:
+        if time.process_time() > deadline:
             raise _OutOfTime
 
     return visit
@@ -176,8 +181,8 @@ def _stop_at(deadline: float) -> Callable[..., None]:
 @contextlib.contextmanager
 def _bounded(pypdf: Any) -> Iterator[None]:
     """pypdf's own limits, tighter than its defaults, where pypdf has them (7.0 and later): a
-    stream decompresses to 20 MB at most, and a page's content stream is parsed up to 250,000
-    items (about a second)."""
+    stream decompresses to 20 MB at most, and a page's content stream is parsed up to a million
+    items (a few seconds; a dense one-page table of 30,000 labels holds 300,000)."""
     apply_configuration = getattr(pypdf, "apply_configuration", None)
     if apply_configuration is None:
         yield
@@ -189,6 +194,6 @@ def _bounded(pypdf: Any) -> Iterator[None]:
         run_length_maximum_output_length=limit,
         brotli_maximum_output_length=limit,
         array_based_stream_maximum_output_length=limit,
-        stream_parsing_work_maximum_count=250_000,
+        stream_parsing_work_maximum_count=1_000_000,
     ):
         yield

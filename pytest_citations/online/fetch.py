@@ -619,6 +619,8 @@ class _Run:
         try:
             read = await loop.run_in_executor(self.pool, self.page, body, reply.content_type, wants_text)
             reply.text, reply.wall, reply.unread = read.text, read.wall, read.unread or read.partial
+            if wants_text and reply.text is None and read.limited:
+                reply.text_past_run_limits = True  # (the checker's limits or means left it unread)
             if wants_text and reply.text is None and reply.truncated and read.unread is not None:
                 # (the first part of a page gives no text, as of a PDF whose table of objects is at its end)
                 reply.unread = (f"{read.unread}: only its first {self.settings.max_body >> 20} MiB were read "

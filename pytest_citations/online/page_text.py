@@ -61,12 +61,15 @@ class PageText:
     served whole), so a quote found in ``text`` stands. ``unread``: why ``text`` is None although
     it was wanted (:data:`PDF_EXTRA_MISSING` when pypdf is not installed). ``partial``: why
     ``text`` holds only the first part of the page, so that a quote not found in it is no proof.
+    ``limited``: the checker's own limits or means, not the page, left its text unread (a PDF past
+    the reader's time or memory, or without the ``pdf`` extra), so its quotes are not checked.
     """
 
     text: str | None
     wall: str | None = None
     unread: str | None = None
     partial: str | None = None
+    limited: bool = False
 
 
 def read_page(body: bytes, content_type: str | None, wants_text: bool) -> PageText:
@@ -493,5 +496,5 @@ def _read_pdf(body: bytes) -> PageText:
     """The text of a PDF's first pages, read in a process of its own (:mod:`pytest_citations.core.pdf_text`)."""
     read = pdf_text.read(body)
     if read.pages is None:
-        return PageText(None, unread=read.unread)
+        return PageText(None, unread=read.unread, limited=read.limited)
     return PageText("\n".join(read.pages), partial=read.partial)

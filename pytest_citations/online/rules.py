@@ -532,7 +532,8 @@ def run_limit_reached(c: WebCitation, ctx: RuleContext) -> Iterator[Finding]:
     unreachable (none of three or more cited hosts answered), and a quote whose page answered but
     whose text the run could not hold (it holds 64 Mi characters of page text at most) or could not
     read (a page larger than `--online-max-body`, 5 MiB by default, whose first part gives no text,
-    as a PDF's does not): a limit of the run, not a fault of the cited server.
+    as a PDF's does not; a PDF the reader could not read within its limits, or without the `pdf`
+    extra): a limit of the run, not a fault of the cited server.
 
     ## Why is this bad?
     The gate cannot vouch for a citation it did not check. A warning would let a pull request that

@@ -52,7 +52,7 @@ def test_the_pdf_reader_imports_nothing_from_the_current_folder(tmp_path, monkey
 
 def test_without_pypdf_the_reader_says_so_without_a_process(monkeypatch):
     monkeypatch.setitem(__import__("sys").modules, "pypdf", None)
-    assert pdf_text.read(b"%PDF-1.4") == pdf_text.PdfText(None, unread=pdf_text.EXTRA_MISSING)
+    assert pdf_text.read(b"%PDF-1.4") == pdf_text.PdfText(None, unread=pdf_text.EXTRA_MISSING, limited=True)
 
 
 def test_the_child_sends_its_text_back_as_utf8():

@@ -539,7 +539,7 @@ def test_at_most_total_concurrency_requests_are_in_flight(serve, fetch):
     site = serve(_slow_page)
     hosts = [f"site{n}.example" for n in range(4)]
 
-    answers = fetch(*(f"http://{host}/p{n}" for host in hosts for n in range(2)), host_concurrency=2,
+    answers = fetch(*(f"http://{host}/p{n}" for host in hosts for n in range(2)), host_concurrency=2, timeout=10,
                     total_concurrency=3, connect_to={(host, 80): ("127.0.0.1", site.port) for host in hosts})
 
     assert {answer.status for answer in answers.values()} == {200}

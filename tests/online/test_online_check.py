@@ -582,3 +582,22 @@ def test_a_baseline_knows_an_online_finding_whatever_the_web_answers_this_time(t
     assert check_with(410, 300, "--baseline", str(baseline)) == (0, [])
     status, tomorrow = check_with(410, 300)
     assert [code for code, _ in tomorrow] == ["W701", "W706"] and "410 Gone" in tomorrow[0][1] and "300 s" in tomorrow[1][1]
+
+
+def test_a_pdf_the_reader_could_not_read_within_its_limits_is_w708(tmp_path, web, monkeypatch):
+    """A dense table, a map, a large scan: a PDF that pypdf reads only past the reader's limits
+    leaves its quotes unchecked by the checker's doing, not the page's: W708, an error (was W706,
+    a warning: the checkout picks the PDF it misquotes). An encrypted PDF is W706: that is the PDF."""
+    pytest.importorskip("pypdf")
+    from pytest_citations.core import pdf_text
+
+    from .test_page_text import pdf_of
+
+    web.expect_request("/table.pdf").respond_with_data(pdf_of("The Fed held rates steady."), content_type="application/pdf")
+    url = f"http://{HOST}/table.pdf"
+    (tmp_path / "a.exchange.json").write_text(json.dumps(_exchange(url, "The Fed cut rates sharply")), encoding="utf-8")
+    monkeypatch.setattr(pdf_text, "read", lambda body: pdf_text.PdfText(None, unread=pdf_text.TOO_COSTLY, limited=True))
+    findings = [(d.code, d.message) for d in check(tmp_path, web).report.diagnostics if d.code.startswith("W")]
+    assert [code for code, _ in findings] == ["W708"] and findings[0][1].endswith(pdf_text.TOO_COSTLY)
+    monkeypatch.setattr(pdf_text, "read", lambda body: pdf_text.PdfText(None, unread="the PDF is encrypted"))
+    assert [d.code for d in check(tmp_path, web).report.diagnostics if d.code.startswith("W")] == ["W706"]

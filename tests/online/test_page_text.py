@@ -477,7 +477,7 @@ def test_without_wants_text_a_pdf_is_not_read():
 
 def test_without_the_pdf_extra_a_pdf_has_no_text_and_says_why(monkeypatch):
     monkeypatch.setitem(sys.modules, "pypdf", None)  # (import pypdf raises ImportError)
-    assert read_page(pdf_of("Hello"), "application/pdf", wants_text=True) == PageText(None, unread=PDF_EXTRA_MISSING)
+    assert read_page(pdf_of("Hello"), "application/pdf", wants_text=True) == PageText(None, unread=PDF_EXTRA_MISSING, limited=True)
 
 
 def test_an_encrypted_pdf_has_no_text_unless_it_opens_without_a_password():
@@ -522,7 +522,7 @@ def test_only_the_first_pages_of_a_long_pdf_are_read_and_it_says_so(monkeypatch)
 def test_a_pdf_that_takes_too_long_keeps_the_pages_read_in_time(monkeypatch):
     pytest.importorskip("pypdf")
     monkeypatch.setattr(pdf_text, "SECONDS", 0.0)  # (time is up at the first operator)
-    assert pdf_text.extract(pdf_of("one", "two")) == pdf_text.PdfText(None, 2, unread="reading the PDF took over 0 s")
+    assert pdf_text.extract(pdf_of("one", "two")) == pdf_text.PdfText(None, 2, unread="reading the PDF took over 0 s", limited=True)
 
 
 def test_the_text_of_a_pdf_is_kept_up_to_its_limit(monkeypatch):
