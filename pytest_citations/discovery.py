@@ -7,6 +7,7 @@ from __future__ import annotations
 import codecs
 import functools
 import os
+import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -32,6 +33,41 @@ def head_fills_window(head: str) -> bool:
     if len(head) >= SNIFF_BYTES:
         return True
     return len(head) * 4 >= SNIFF_BYTES - 3 and len(head.encode("utf-8", "surrogatepass")) >= SNIFF_BYTES - 3
+
+
+# A run of blanks a file's head may be padded with to push its content past the sniff window.
+_LONG_BLANK = re.compile(r"[ \t\r\n\f\v]{256,}")
+
+
+def padded(head: str) -> bool:
+    """Whether ``head`` fills the sniff window and holds a long run of blanks, so that what decides
+    the file's kind may lie past it."""
+    return head_fills_window(head) and _LONG_BLANK.search(head) is not None
+
+
+def window_without_padding(pieces: Iterable[str]) -> str:
+    """The first :data:`SNIFF_BYTES` characters of a file's text (given in ``pieces`` from its
+    start) with each run of 256 blanks or more cut short (to a blank line, a line end or a space,
+    as it holds): what decides the kind of a padded file. A checkout may pad a file's start (``{`` and
+    64 KiB of spaces: valid JSON) so that its head shows nothing and no kind claims it, never
+    checked; blanks that long say nothing of a format."""
+    kept: list[str] = []
+    size, held = 0, ""
+    for piece in pieces:
+        text = _LONG_BLANK.sub(_one_blank, held + piece)
+        content = text.rstrip(" \t\r\n\f\v")
+        held = text[len(content):]  # (a run at a piece's end may go on in the next)
+        kept.append(content)
+        size += len(content)
+        if size >= SNIFF_BYTES:
+            break
+    return ("".join(kept) + held)[:SNIFF_BYTES]
+
+
+def _one_blank(run: re.Match[str]) -> str:
+    """A run of blanks cut short: a paragraph break stays one, a line end one, else a space."""
+    ends = run.group().count("\n")
+    return "\n\n" if ends > 1 else "\n" if ends else " "
 
 
 class Discovery:
@@ -141,7 +177,8 @@ class Discovery:
             return False
         for kind, claims, _ in self._matchers()[1]:
             if kind.name == kind_name:
-                return claims(rel) == _INCLUDED or _sniffs(kind, rel, text[:SNIFF_BYTES], lambda: iter((text,)))
+                head = window_without_padding((text,)) if padded(text[:SNIFF_BYTES]) else text[:SNIFF_BYTES]
+                return claims(rel) == _INCLUDED or _sniffs(kind, rel, head, lambda: iter((text,)))
         return False
 
     def path_claimed_by(self, kind_name: str | None, rel: str) -> bool:
@@ -189,8 +226,11 @@ class Discovery:
         if to_sniff:
             if head is None:
                 head, text = self._head(rel), functools.partial(self._text, rel)
+                whole = True
             else:
-                text = functools.partial(_given_text, data)
+                text, whole = functools.partial(_given_text, data), data is not None
+            if head is not None and whole and padded(head):
+                head = window_without_padding(text())
             claimed.extend(kind for kind, how in to_sniff if (how == _CONTENT_DECIDES and _unreadable(head))
                            or (head is not None and _sniffs(kind, rel, head, text)))
         return [kind.name for kind in claimed]

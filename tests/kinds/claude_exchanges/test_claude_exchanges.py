@@ -305,3 +305,22 @@ def test_an_unreadable_pdf_stays_unverifiable(tmp_path):
     pytest.importorskip("pypdf")
     found = _check_text(tmp_path, "report.exchange.json", _pdf_exchange(b"%PDF-1.4\n% a stub PDF\n"))
     assert [code for _, _, code, _ in found] == ["A613"] * 4
+
+
+def test_a_file_whose_start_is_padded_with_blanks_is_still_claimed_and_checked(tmp_path):
+    """``{`` and 70,000 spaces (valid JSON) pushed everything past the 64 KiB the kinds are chosen
+    by: no kind claimed the file, and it was never checked, offline or online (found by an attack).
+    Long runs of blanks are left out of what decides a file's kind."""
+    import json as json_module
+
+    from pytest_citations.engine import Engine
+
+    (tmp_path / "pyproject.toml").write_text("[tool.citations]\n")
+    exchange = {"request": {"messages": [{"role": "user", "content": "q"}]},
+                "response": {"content": [{"type": "text", "text": "a", "citations": [{"type": "sentence_location"}]}]}}
+    (tmp_path / "a.exchange.json").write_text("{" + " " * 70_000 + json_module.dumps(exchange)[1:])
+    records = tmp_path / "run" / "citations"
+    records.mkdir(parents=True)
+    (records / "citations.jsonl").write_text(" " * 70_000 + '{"schema_version": "citation.v1"}\n')
+    found = {(d.path, d.code) for d in Engine.load(tmp_path).check([tmp_path]).diagnostics}
+    assert ("a.exchange.json", "A602") in found and ("run/citations/citations.jsonl", "U102") in found
