@@ -245,7 +245,8 @@ def _report(args: argparse.Namespace, request: CheckRequest, outcome: CheckOutco
         (out or sys.stdout).write(text)
     if any(d.code == INTERNAL_ERROR for d in report.diagnostics):
         return EXIT_USAGE  # a file was not fully checked: this must never pass, not even with --exit-zero
-    if report.errors and not args.exit_zero:
+    failing = report.diagnostics if args.strict else report.errors
+    if failing and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
 

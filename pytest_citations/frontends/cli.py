@@ -83,6 +83,8 @@ def build_parser(only_check: bool = False) -> argparse.ArgumentParser:
     check.add_argument("--extend-ignore", type=_codes, action=_MoreCodes, metavar="CODES", help="codes or prefixes to disable besides the settings' ignore")
     check.add_argument("--statistics", action="store_true", help="print a count of diagnostics per rule instead of the diagnostics")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when errors are found")
+    check.add_argument("--strict", action="store_true",
+                       help="exit 1 on warnings too (a URL that could not be checked, W706, then fails the gate)")
     check.add_argument("--force-exclude", action="store_true", help="honour excludes for paths named on the command line too (for pre-commit)")
     check.add_argument("--fix", action="store_true", help="apply the fixes of fixable rules, then report what is left")
     check.add_argument("--show-fixes", action="store_true",

@@ -385,3 +385,18 @@ def test_watch_with_watchfiles_sees_a_real_change(repo, capsys, monkeypatch):
         stop.set()
         writer.join()
     assert watchfiles and capsys.readouterr().err.count("files changed, checking again") == 1
+
+
+def test_strict_fails_on_warnings_too(repo, tmp_path, capsys):
+    """A gate that must not pass what it could not check: warnings fail the run as errors do."""
+    from pytest_citations.frontends.cli import main
+
+    root = tmp_path / "warned"
+    (root / "src").mkdir(parents=True)
+    (root / "pyproject.toml").write_text("[tool.citations]\n")
+    (root / "src" / "a.py").write_text("x = 1\n")
+    (root / "notes.md").write_text("The value is set in [src/a.py, L1].\n")  # no hash: R409, a warning
+    assert main(["check", str(root)]) == 0
+    assert "R409" in capsys.readouterr().out
+    assert main(["check", str(root), "--strict"]) == 1
+    assert main(["check", str(root), "--strict", "--exit-zero"]) == 0
