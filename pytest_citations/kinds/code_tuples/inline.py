@@ -37,10 +37,10 @@ _EXTENSION = re.compile(r"[^.]\.[A-Za-z0-9]{0,9}[A-Za-z][A-Za-z0-9]{0,9}\Z|\A\.[
 # is a malformed one (R403).
 HASH_SHAPE = re.compile(r"[0-9A-Fa-f]{14,18}\Z|[0-9A-Za-z]{16}\Z")
 # What may be a tuple anywhere in Markdown, whatever surrounds it (a code block, a comment): a
-# bracket that opens an id and then a hash (``@...``) or a line part (``, L<n>``). Its search is
-# linear in the text (each bracket is looked at for a bounded length); what it finds is weighed on
-# the whole text when the file is read.
-MAY_BE_A_TUPLE = re.compile(rf"\[[^{_ENDS_ID}]{{1,400}}(?:@[0-9A-Za-z]|,[^\S\n]*L[0-9])")
+# bracket that opens an id and then a hash (``@...``) or a line part (``, L<n>``, the comma perhaps
+# at a line's end). Its search is linear in the text (an id ends at a bracket, so no two brackets
+# look at the same characters); what it finds is weighed on the whole text when the file is read.
+MAY_BE_A_TUPLE = re.compile(rf"\[[^{_ENDS_ID}]+(?:@[0-9A-Za-z]|,\s*L[0-9])")
 LINES_SHAPE = re.compile(r"L[0-9]+(?:-[0-9]+)?\Z")
 
 

@@ -755,3 +755,14 @@ def test_a_code_block_that_straddles_a_piece_read_past_the_head_hides_no_tuple_a
     block = "```python\n" + "x = 1\n" * 500 + "```\n\n"
     (tmp_path / "review.md").write_text(prose + block + "The login check rests on [src/gone.py, L1-2].\n")
     assert [(d.path, d.code) for d in _check(tmp_path)] == [("review.md", "R406")]
+
+
+@pytest.mark.parametrize("cited", ["[src/gone.py,\nL1-2]", "[src/" + "deep/" * 100 + "gone.py, L1]"],
+                         ids=["a line end after the comma", "a path of 500 characters"])
+def test_a_tuple_past_the_head_is_found_whatever_its_form(tmp_path, cited):
+    """What may be a tuple, looked for in the text past the head, takes every form a tuple may
+    have (was: not a comma at a line's end, nor an id of over 400 characters)."""
+    (tmp_path / "pyproject.toml").write_text("[tool.citations]\n")
+    line = "Paragraph of the review says what was looked at and why it matters.\n\n"
+    (tmp_path / "review.md").write_text(line * 1200 + "The login check rests on " + cited + ".\n")
+    assert [(d.path, d.code) for d in _check(tmp_path)] == [("review.md", "R406")]
