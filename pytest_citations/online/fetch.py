@@ -391,7 +391,7 @@ class _Run:
         for url, entry in ([] if self.settings.refresh else self.cache.answers(wants)):
             answer = self._cached(url, entry, wants[url])
             if answer is not None:
-                self._record(answers, answer, None)
+                self._record(answers, self._held(answer), None)
             elif self._revalidates(entry, wants[url]):
                 stale[url] = entry
         window = max(64, 2 * self.settings.total_concurrency)
@@ -434,6 +434,18 @@ class _Run:
             self.cache.keep_answer(answer.url, {**_entry(answer, wanted_text=kept), "reach": self.reach})
         if self.progress is not None:
             self.progress(answer)
+
+    def _held(self, answer: Answer) -> Answer:
+        """``answer`` from the cache as the run may hold it: its text counted against
+        :data:`MAX_RUN_TEXT` as a fetched page's is (the cache may hold the text of many earlier
+        runs), and left out, as a limit of the run, past it."""
+        if answer.text is None:
+            return answer
+        if self._text_held + len(answer.text) > MAX_RUN_TEXT:
+            return replace(answer, text=None, text_past_run_limits=True,
+                           detail=f"{answer.detail}; the run already holds {MAX_RUN_TEXT >> 20} Mi characters of page text")
+        self._text_held += len(answer.text)
+        return answer
 
     # -- the cache -----------------------------------------------------------------------------
 
@@ -486,7 +498,7 @@ class _Run:
                 return chain.answer(result.outcome, result.detail, result.status), chain.kept(_kept(result))
             if result.status == 304 and conditional and stale is not None:
                 renewed = _answer_of(chain.url, stale, time.time(), requests=chain.requests)
-                return replace(renewed, redirects=tuple(chain.redirects)), stale["wanted_text"]
+                return self._held(replace(renewed, redirects=tuple(chain.redirects))), stale["wanted_text"]
             if result.status not in REDIRECTS or result.location is None:
                 return self._final(chain, result)
             try:

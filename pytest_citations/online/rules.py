@@ -379,8 +379,8 @@ def quote_not_on_page(c: WebCitation, ctx: RuleContext) -> Iterator[Finding]:
     if left is not None:
         web.closest_seconds_left = left - (time.process_time() - started)  # type: ignore[union-attr]
     if match.found:
-        if _carried_by_its_query(c.quote, c.url):
-            yield _at(c, f"the quote of {c.what} is in the query of its URL {quoted(c.url)}: a page that shows what it is "
+        if any(_carried_by_its_query(c.quote, url) for url in {c.url, answer.final_url}):  # (and where it led)
+            yield _at(c, f"the quote of {c.what} is in the query of its URL {quoted(c.url)} (or of where it led): a page that shows what it is "
                          "asked (a search page) proves nothing of it",
                       known_as=f"the quote of {c.what} is in the query of its URL {quoted(c.url)}")
         return

@@ -590,6 +590,20 @@ def test_memory_grows_with_the_answers_only(serve, fetch):
     assert peak < 2 * 2**20 + len(urls) * 8 * 2**10
 
 
+def test_the_page_text_of_answers_from_the_cache_counts_against_what_the_run_holds(serve, fetch, monkeypatch):
+    """Pages fetched in earlier runs and kept in the cache of answers hold text too: they count, or
+    each run could hold another run's worth (found by an attack: 120 Mi characters held)."""
+    from pytest_citations.online import fetch as fetching
+
+    site = serve(lambda request, connection, _: send(connection, 200, b"twenty characters..."))
+    fetch(site.url("/a"), cache=True)
+    fetch(site.url("/b"), cache=True)
+    monkeypatch.setattr(fetching, "MAX_RUN_TEXT", 25)
+    answers = fetch(site.url("/a"), site.url("/b"), cache=True)
+    assert all(answer.from_cache for answer in answers.values())
+    assert sorted(answer.text_past_run_limits for answer in answers.values()) == [False, True]
+
+
 def test_the_page_text_a_run_holds_is_bounded(serve, fetch, monkeypatch):
     from pytest_citations.online import fetch as fetching
 

@@ -213,13 +213,16 @@ def test_a_quote_carried_by_the_query_of_its_url_is_not_proven_by_a_page_that_ec
         lambda request: Response(f"<p>Results for {request.args.get('q', '')}</p><p>The Fed held rates steady.</p>",
                                  content_type="text/html"))
     echo = f"http://{HOST}/search?q=The+Fed+cut+rates+sharply"
+    web.expect_request("/find/the-fed-cut-rates-sharply").respond_with_data(
+        "", status=302, headers={"Location": "/search?q=The+Fed+cut+rates+sharply"})
     cases = {"a": (echo, "The Fed cut rates sharply"), "b": (f"http://{HOST}/search?q=rates#:~:text=The%20Fed%20held",
                                                                "The Fed held rates steady"),
-             "c": (f"http://{HOST}/search?q=held+rates", "held rates")}
+             "c": (f"http://{HOST}/search?q=held+rates", "held rates"),
+             "d": (f"http://{HOST}/find/the-fed-cut-rates-sharply", "The Fed cut rates sharply")}
     for name, (url, cited) in cases.items():
         (tmp_path / f"{name}.exchange.json").write_text(json.dumps(_exchange(url, cited)), encoding="utf-8")
     findings = [(d.path, d.code, d.message) for d in check(tmp_path, web).report.diagnostics if d.code.startswith("W")]
-    assert [(path, code) for path, code, _ in findings] == [("a.exchange.json", "W705")]
+    assert [(path, code) for path, code, _ in findings] == [("a.exchange.json", "W705"), ("d.exchange.json", "W705")]
     assert "is in the query of its URL" in findings[0][2]
 
 
