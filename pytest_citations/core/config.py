@@ -157,7 +157,7 @@ def find_settings(start: Path) -> tuple[Path, dict[str, Any], Path | None]:
     for folder in (start, *start.parents):
         candidate = folder / "pyproject.toml"
         if _is_file(candidate):
-            table = _read_table(candidate, pyproject=True, found=True)
+            table = _read_table(candidate, pyproject=True, found=True, within=_repository_of(folder))
             if table is not None:
                 return folder.resolve(), table, candidate.resolve()
             fallback = fallback or folder
@@ -167,6 +167,15 @@ def find_settings(start: Path) -> tuple[Path, dict[str, Any], Path | None]:
         here = Path(os.path.abspath(os.getcwd()))
         fallback = here if start == here or here in start.parents else start
     return fallback.resolve(), {}, None
+
+
+def _repository_of(folder: Path) -> Path:
+    """The folder a settings file found in ``folder`` may lead to: the nearest folder at or above it
+    that holds a ``.git`` (its checkout), else ``folder`` itself."""
+    for above in (folder, *folder.parents):
+        if _exists(above / ".git"):
+            return above
+    return folder
 
 
 def has_settings(folder: Path, within: Path) -> bool:

@@ -286,6 +286,11 @@ def test_a_monorepos_packages_may_share_one_pyproject_through_symlinks(tmp_path)
     (repo / "pkg" / "pyproject.toml").symlink_to("../shared/pyproject.toml")
     done = citations(repo)
     assert done.returncode == 1 and done.stdout.count("M207") == 1, done.stdout + done.stderr
+    (repo / ".git").mkdir()  # (a checkout: a package's settings may lead anywhere in it)
+    (repo / "pkg" / "notes").mkdir()
+    (repo / "pkg" / "notes" / "m.md").write_text(MEMORY.replace("id: m", "id: n"))
+    for done in (citations(repo, "pkg"), pytest_citations(repo, ".")):  # (from the package, and pytest's walk)
+        assert done.returncode != 2 and "cannot read settings" not in done.stdout + done.stderr, done.stdout + done.stderr
 
 
 def test_a_config_that_is_a_folder_is_said_to_be_one(tmp_path):
