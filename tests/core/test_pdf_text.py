@@ -62,3 +62,20 @@ def test_the_child_sends_its_text_back_as_utf8():
     pdf = pdf_of("Caf\u00e9 cr\u00e8me")
     here, there = pdf_text.extract(pdf), pdf_text.read(pdf)
     assert there == here and any(ord(character) > 127 for character in there.pages[0])
+
+
+def test_the_pdf_text_the_documents_of_a_run_hold_is_bounded(tmp_path, monkeypatch):
+    """Each document keeps its pages' text for the run: past the run's budget, a PDF is not read,
+    and its citations cannot be verified (A613), rather than held (40 documents of emoji took
+    680 MB); the result is not kept, as a limit of the run decided it."""
+    pytest.importorskip("pypdf")
+    from pytest_citations.engine import Engine
+    from pytest_citations.kinds.claude_exchanges import cited_text
+
+    monkeypatch.setattr(cited_text, "RUN_PDF_CHARACTERS", 5)
+    repo = repo_with(tmp_path / "repo", {
+        "a.exchange.json": exchange_citing_pages_of(pdf_of("ab and more")),
+        "b.exchange.json": exchange_citing_pages_of(pdf_of("ab and more")),
+    })
+    found = sorted((d.path, d.code) for d in Engine.load(repo).check([repo]).diagnostics)
+    assert found == [("b.exchange.json", "A613")]  # (a's quote "ab" is on its page: verified)

@@ -10,6 +10,7 @@ from typing import cast
 
 from pytest_citations.core import pdf_text
 from pytest_citations.kinds.claude_exchanges.model import FITS, Citation, Document, SearchResult
+from pytest_citations.run import budget, dependencies
 
 
 def _show(text: str, limit: int = 80) -> str:
@@ -48,6 +49,10 @@ def _bounds(c: Citation) -> tuple[str, str, int, int, int | None] | None:
 
 
 _NOT_EXTRACTED = ()  # the cache value of a PDF whose text could not be extracted
+# Characters of PDF text the documents of one run hold at most, all together: each document keeps
+# its pages for the run, and an exchange of a few kilobytes may carry dozens of PDFs that each give
+# millions of characters (40 of them took 680 MB).
+RUN_PDF_CHARACTERS = 16 << 20
 
 
 def pdf_pages(doc: Document) -> list[str] | None:
@@ -58,11 +63,17 @@ def pdf_pages(doc: Document) -> list[str] | None:
     if doc.kind != "pdf" or doc.data is None:
         return None
     if doc.pages is None:
+        held = budget.allowance("pdf characters", RUN_PDF_CHARACTERS)
+        if held.spent:
+            dependencies.note_run_limit()  # (what other documents held decided it)
+            doc.pages = _NOT_EXTRACTED
+            return None
         read = pdf_text.read(doc.data)
         if read.unread == pdf_text.EXTRA_MISSING:
             return None  # not cached: installing the extra changes the answer
         whole = read.pages is not None and read.partial is None
         doc.pages = read.pages if whole and read.pages else _NOT_EXTRACTED
+        held.spend(sum(map(len, doc.pages)))
     return list(doc.pages) if doc.pages is not _NOT_EXTRACTED else None
 
 
