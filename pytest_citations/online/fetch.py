@@ -148,6 +148,11 @@ MAX_RUN_TEXT = 64 << 20
 # 64 requests in flight to pages of 5 MiB held 645 MB.
 BODIES_HELD = 8
 
+def _over_run_text() -> str:
+    """Why a page's text is left out once the run holds all it may."""
+    return f"the run already holds {MAX_RUN_TEXT >> 20} Mi characters of page text"
+
+
 Page = Callable[[bytes, str | None, bool], "PageText"]
 
 
@@ -439,13 +444,17 @@ class _Run:
         """``answer`` from the cache as the run may hold it: its text counted against
         :data:`MAX_RUN_TEXT` as a fetched page's is (the cache may hold the text of many earlier
         runs), and left out, as a limit of the run, past it."""
-        if answer.text is None:
+        if answer.text is None or self._holds(answer.text):
             return answer
-        if self._text_held + len(answer.text) > MAX_RUN_TEXT:
-            return replace(answer, text=None, text_past_run_limits=True,
-                           detail=f"{answer.detail}; the run already holds {MAX_RUN_TEXT >> 20} Mi characters of page text")
-        self._text_held += len(answer.text)
-        return answer
+        return replace(answer, text=None, text_past_run_limits=True, detail=f"{answer.detail}; {_over_run_text()}")
+
+    def _holds(self, text: str) -> bool:
+        """Whether the run may hold ``text`` besides the page text it holds (counted when so):
+        :data:`MAX_RUN_TEXT` in all. (Only the loop's thread counts: no lock is needed.)"""
+        if self._text_held + len(text) > MAX_RUN_TEXT:
+            return False
+        self._text_held += len(text)
+        return True
 
     # -- the cache -----------------------------------------------------------------------------
 
@@ -638,13 +647,8 @@ class _Run:
                 reply.unread = (f"{read.unread}: only its first {self.settings.max_body >> 20} MiB were read "
                                 "(--online-max-body)")
                 reply.text_past_run_limits = True
-            if reply.text is not None:  # (the loop's thread alone counts: no lock needed)
-                if self._text_held + len(reply.text) > MAX_RUN_TEXT:
-                    reply.text = None
-                    reply.unread = f"the run already holds {MAX_RUN_TEXT >> 20} Mi characters of page text"
-                    reply.text_past_run_limits = True
-                else:
-                    self._text_held += len(reply.text)
+            if reply.text is not None and not self._holds(reply.text):
+                reply.text, reply.unread, reply.text_past_run_limits = None, _over_run_text(), True
             reply.truncated = reply.truncated or read.partial is not None
         except Exception as exc:
             reply.page_failed = type(exc).__name__
