@@ -52,16 +52,22 @@ def beyond_limits(text: str) -> str | None:
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > MAX_SIZE:
         return f"it would be {size} bytes, over the {MAX_SIZE}-byte limit a baseline is read with"
-    if text.count("{") + text.count("[") > MAX_CONTAINERS:
+    if _too_many_containers(text):
         return f"it would hold more than the {MAX_CONTAINERS} objects and arrays a baseline is read with"
     return None
+
+
+def _too_many_containers(text: str) -> bool:
+    """Whether ``text`` holds more ``{`` and ``[`` than a baseline may (counted before parsing:
+    each would be a Python object, far larger than its character)."""
+    return text.count("{") + text.count("[") > MAX_CONTAINERS
 
 
 def load(path: Path) -> dict[str, Counter]:
     """Counts of known findings, by file path and then by (code, message)."""
     try:
         text = sources.read_named_file(Path(path), MAX_SIZE).decode("utf-8")
-        if text.count("{") + text.count("[") > MAX_CONTAINERS:
+        if _too_many_containers(text):
             raise BaselineError(f"{path}: cannot read baseline: it holds more than {MAX_CONTAINERS} objects and arrays")
         data = json.loads(text)
     except OSError as exc:
