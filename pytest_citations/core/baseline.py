@@ -66,7 +66,7 @@ def _too_many_containers(text: str) -> bool:
 def load(path: Path) -> dict[str, Counter]:
     """Counts of known findings, by file path and then by (code, message)."""
     try:
-        text = sources.read_named_file(Path(path), MAX_SIZE).decode("utf-8")
+        text = sources.read_named_file(Path(path), MAX_SIZE).decode("utf-8-sig")  # (an editor may add a BOM)
         if _too_many_containers(text):
             raise BaselineError(f"{path}: cannot read baseline: it holds more than {MAX_CONTAINERS} objects and arrays")
         data = json.loads(text)

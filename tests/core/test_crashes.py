@@ -230,6 +230,27 @@ def test_a_baseline_is_written_one_entry_a_line_in_utf8_and_never_beyond_what_is
     assert not (tmp_path / "big.json").exists()
 
 
+@pytest.mark.parametrize(("encoded", "status", "said"), [
+    (lambda text: b"\xef\xbb\xbf" + text.encode(), 0, None),  # a BOM, as some editors write
+    (lambda text: text.replace("\n", "\r\n").encode(), 0, None),
+    (lambda text: text.encode("utf-16"), 2, "cannot read baseline: 'utf-8' codec can't decode byte 0xff in position 0"),
+    (lambda text: text.encode().replace(b"gone", b"g\xe9ne"), 2, "cannot read baseline: 'utf-8' codec can't decode byte"),
+], ids=["BOM", "CRLF", "UTF-16", "Latin-1 byte"])
+def test_a_baseline_in_another_encoding_is_read_or_refused_in_words(tmp_path, encoded, status, said):
+    from pytest_citations.frontends.cli import main
+
+    repo = _repo(tmp_path)
+    (repo / ".serena" / "memories" / "m.md").write_text(MEMORY)
+    written = tmp_path / "written.json"
+    assert main(["check", str(repo), "--write-baseline", str(written)]) == 0
+    (repo / "baseline.json").write_bytes(encoded(written.read_text(encoding="utf-8")))
+    done = citations(repo, "--baseline", "baseline.json")
+    assert done.returncode == status, done.stdout + done.stderr
+    if said is not None:
+        assert done.stderr.startswith("citations: error: baseline.json: " + said), done.stderr
+    assert_no_traceback_and_no_command(done)
+
+
 @pytest.mark.parametrize("where", ["pyproject.toml", "sub/pyproject.toml"])
 def test_settings_found_in_the_checkout_are_not_read_through_a_symlink_that_leads_out(tmp_path, where):
     """A committed ``pyproject.toml`` linked to a file outside the checkout: not read, and the message
