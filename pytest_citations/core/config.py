@@ -157,7 +157,9 @@ def find_settings(start: Path) -> tuple[Path, dict[str, Any], Path | None]:
     for folder in (start, *start.parents):
         candidate = folder / "pyproject.toml"
         if _is_file(candidate):
-            table = _read_table(candidate, pyproject=True, found=True, within=_repository_of(folder))
+            # (a symlink may lead anywhere in its checkout, looked for only then: a stat per folder above)
+            within = _repository_of(folder) if candidate.is_symlink() else folder
+            table = _read_table(candidate, pyproject=True, found=True, within=within)
             if table is not None:
                 return folder.resolve(), table, candidate.resolve()
             fallback = fallback or folder
