@@ -540,8 +540,8 @@ def test_urls_not_answered_in_the_runs_time_are_w708_errors_and_the_run_says_so(
     assert main(["check", str(tmp_path), *options, "--select", "W"]) == 1
     out, err = capsys.readouterr()
     [finding] = json.loads(out)["diagnostics"]
-    assert (finding["code"], finding["severity"], finding["message"]) == (
-        "W708", "error",
+    assert (finding["code"], finding["severity"], finding["line"], finding["message"]) == (
+        "W708", "error", 1,
         f"the record cites 'http://{HOST}/slow', which the online check did not reach: the online check's time for a run "
         "(1 s) was up")
     assert ("warning: the online check's time (1 s) was up: 1 of 1 URLs were not reached (W708); --online-time-limit "
